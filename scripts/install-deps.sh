@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install what the build and tests need, only when missing (idempotent, quiet).
+set -euo pipefail
+
+need_apt=()
+command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
+command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
+command -v make >/dev/null 2>&1 || need_apt+=(make)
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-pip)
+command -v /usr/bin/time >/dev/null 2>&1 || need_apt+=(time)
+
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "install-deps: apt-get install ${need_apt[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# scipy is the independent LAP solver the tests and bench/plan compare against.
+if ! python3 -c 'import scipy, numpy' >/dev/null 2>&1; then
+    echo "install-deps: pip install scipy numpy"
+    python3 -m pip install -q scipy numpy 2>/dev/null ||
+        python3 -m pip install -q --break-system-packages scipy numpy
+fi

@@ -1,0 +1,206 @@
+/* The papers' metrics for a plan, and auto's cost model. */
+#include "plan.h"
+
+#include <string.h>
+
+struct per_agg {
+    int64_t *bytes, *extent, *offnode_in, *msgs; /* indexed by rank */
+};
+
+static void add_link_load(const struct tacio_topo *t, struct tacio_plan *plan, int hs, int hd,
+                          int64_t bytes)
+{
+    int a = t->host_vert[hs], b = t->host_vert[hd], l = topo_lca(t, a, b);
+    for (int v = a; v != l; v = t->parent[v])
+        plan->link_up[v] += bytes;
+    for (int v = b; v != l; v = t->parent[v])
+        plan->link_down[v] += bytes;
+}
+
+static int64_t fd_extent(const struct fdom *fd)
+{
+    if (fd->unit == 0 || fd->end <= fd->start)
+        return fd->end - fd->start;
+    int64_t span = fd->end - fd->start, full = span / fd->stride;
+    return full * fd->unit + min64(span % fd->stride, fd->unit);
+}
+
+/* Shuffle traffic of FD j: per-sender bytes summed by host first, so the tree
+ * is walked once per (FD, sending host). */
+static void fd_traffic(const struct plan_ctx *ctx, const struct comm *c, int j,
+                       struct tacio_plan *plan, int64_t *host_acc, int *touched,
+                       struct per_agg *pa)
+{
+    const struct tacio_topo *t = ctx->topo;
+    int a = plan->agg[j], nt = 0;
+    struct metrics *m = &plan->m;
+    for (int64_t k = c->col_ptr[j]; k < c->col_ptr[j + 1]; k++) {
+        int r = c->row[k];
+        int64_t b = c->cval[k];
+        if (r == a)
+            continue;
+        m->shuffle_bytes += b;
+        m->messages++;
+        pa->msgs[a]++;
+        m->hop_bytes += topo_rank_dist(t, r, a) * b;
+        if (t->rank_host[r] != t->rank_host[a]) {
+            m->offnode_bytes += b;
+            pa->offnode_in[a] += b;
+            if (host_acc[t->rank_host[r]] == 0)
+                touched[nt++] = t->rank_host[r];
+            host_acc[t->rank_host[r]] += b;
+        }
+    }
+    for (int i = 0; i < nt; i++) {
+        if (plan->link_up)
+            add_link_load(t, plan, touched[i], t->rank_host[a], host_acc[touched[i]]);
+        host_acc[touched[i]] = 0;
+    }
+    pa->bytes[a] += c->fd_bytes[j];
+    pa->extent[a] += fd_extent(&plan->part.fd[j]);
+}
+
+/* Collection contention: in step s every aggregator gathers from the s-th
+ * distinct remote host of its sender order (plan->order, else rank order).
+ * Count, per step, how many aggregators hit the same host; keep the maximum.
+ * Pairs are bucketed by step (counting sort), so this is O(nnz). */
+struct fanin {
+    int *step, *host, *mark, *count, *sorted;
+    int64_t *bucket, np;
+};
+
+static void fanin_pairs(const struct tacio_topo *t, const struct comm *c,
+                        const struct tacio_plan *plan, struct fanin *F)
+{
+    for (int h = 0; h < t->nhosts; h++)
+        F->mark[h] = -1;
+    for (int j = 0; j < c->a; j++) {
+        int s = 0, ha = t->rank_host[plan->agg[j]];
+        for (int64_t k = c->col_ptr[j]; k < c->col_ptr[j + 1]; k++) {
+            int r = plan->order ? plan->order[k] : c->row[k], h = t->rank_host[r];
+            if (h == ha || F->mark[h] == j)
+                continue;
+            F->mark[h] = j;
+            F->step[F->np] = s;
+            F->host[F->np++] = h;
+            F->bucket[++s]++;
+        }
+    }
+}
+
+static int fanin_max(const struct tacio_topo *t, struct fanin *F)
+{
+    for (int s = 0; s <= t->nhosts; s++)
+        F->bucket[s + 1] += F->bucket[s];
+    for (int64_t i = 0; i < F->np; i++)
+        F->sorted[F->bucket[F->step[i]]++] = F->host[i];
+    /* bucket[s] now ends step s's run */
+    int best = 0;
+    int64_t lo = 0;
+    for (int s = 0; s <= t->nhosts; lo = F->bucket[s], s++) {
+        for (int64_t i = lo; i < F->bucket[s]; i++)
+            if (++F->count[F->sorted[i]] > best)
+                best = F->count[F->sorted[i]];
+        for (int64_t i = lo; i < F->bucket[s]; i++)
+            F->count[F->sorted[i]] = 0;
+    }
+    return best;
+}
+
+static int step_fanin(const struct tacio_topo *t, const struct comm *c,
+                      const struct tacio_plan *plan, int *out)
+{
+    size_t n = (size_t)(c->nnz ? c->nnz : 1);
+    struct fanin F = {malloc(sizeof(int) * n), malloc(sizeof(int) * n),
+                      malloc(sizeof(int) * (size_t)t->nhosts),
+                      xcalloc((size_t)t->nhosts, sizeof(int)), malloc(sizeof(int) * n),
+                      xcalloc((size_t)t->nhosts + 2, sizeof(int64_t)), 0};
+    int rc = 0;
+    if (F.step && F.host && F.mark && F.count && F.sorted && F.bucket) {
+        fanin_pairs(t, c, plan, &F);
+        *out = fanin_max(t, &F);
+    } else
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory");
+    free(F.step);
+    free(F.host);
+    free(F.mark);
+    free(F.count);
+    free(F.sorted);
+    free(F.bucket);
+    return rc;
+}
+
+/* auto's cost model, in seconds (README "auto"): the busiest link (or an
+ * aggregator's NIC) at bw_link, plus the busiest aggregator's writes at
+ * bw_agg_io or the whole at bw_fs, whichever is slower, plus one latency per
+ * message the busiest aggregator receives. */
+static double model_seconds(const struct tacio_hints *h, const struct metrics *m,
+                            int64_t max_nic, int64_t max_msgs)
+{
+    int64_t net = max64(m->max_link_load > 0 ? m->max_link_load : m->offnode_bytes, max_nic);
+    double io = (double)m->max_agg_bytes / h->bw_agg_io;
+    double fs = (double)m->total_bytes / h->bw_fs;
+    return (double)net / h->bw_link + (io > fs ? io : fs) + (double)max_msgs * h->latency;
+}
+
+static void summarise_aggs(const struct plan_ctx *ctx, struct tacio_plan *plan,
+                           const struct per_agg *pa, int64_t *max_nic, int64_t *max_msgs)
+{
+    struct metrics *m = &plan->m;
+    int64_t cb = ctx->h->cb_buffer_size;
+    for (int r = 0; r < ctx->topo->nprocs; r++) {
+        if (pa->extent[r] == 0 && pa->bytes[r] == 0 && pa->msgs[r] == 0)
+            continue;
+        m->naggs++;
+        m->max_agg_bytes = max64(m->max_agg_bytes, pa->bytes[r]);
+        m->max_agg_mem = max64(m->max_agg_mem, min64(pa->extent[r], cb));
+        m->rounds = max64(m->rounds, ceil_div(pa->extent[r], cb));
+        *max_nic = max64(*max_nic, pa->offnode_in[r]);
+        *max_msgs = max64(*max_msgs, pa->msgs[r]);
+    }
+}
+
+static void max_link(const struct tacio_topo *t, struct tacio_plan *plan)
+{
+    plan->m.max_link_load = plan->link_up ? 0 : -1;
+    for (int v = 0; plan->link_up && v < t->nverts; v++)
+        plan->m.max_link_load = max64(plan->m.max_link_load,
+                                      max64(plan->link_up[v], plan->link_down[v]));
+}
+
+int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tacio_plan *plan)
+{
+    const struct tacio_topo *t = ctx->topo;
+    size_t p = (size_t)t->nprocs;
+    struct per_agg pa = {xcalloc(p, sizeof(int64_t)), xcalloc(p, sizeof(int64_t)),
+                         xcalloc(p, sizeof(int64_t)), xcalloc(p, sizeof(int64_t))};
+    int64_t *host_acc = xcalloc((size_t)t->nhosts, sizeof(int64_t));
+    int *touched = malloc(sizeof(int) * (size_t)t->nhosts);
+    if (topo_has_tree(t)) {
+        plan->nlinks = t->nverts;
+        plan->link_up = xcalloc((size_t)t->nverts, sizeof(int64_t));
+        plan->link_down = xcalloc((size_t)t->nverts, sizeof(int64_t));
+    }
+    int rc = 0;
+    if (!pa.bytes || !pa.extent || !pa.offnode_in || !pa.msgs || !host_acc || !touched ||
+        (topo_has_tree(t) && (!plan->link_up || !plan->link_down)))
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
+    memset(&plan->m, 0, sizeof plan->m);
+    plan->m.total_bytes = c->total;
+    for (int j = 0; !rc && j < c->a; j++)
+        fd_traffic(ctx, c, j, plan, host_acc, touched, &pa);
+    int64_t max_nic = 0, max_msgs = 0;
+    if (!rc) {
+        summarise_aggs(ctx, plan, &pa, &max_nic, &max_msgs);
+        max_link(t, plan);
+        rc = step_fanin(t, c, plan, &plan->m.max_step_fanin);
+        plan->m.model_seconds = model_seconds(ctx->h, &plan->m, max_nic, max_msgs);
+    }
+    free(pa.bytes);
+    free(pa.extent);
+    free(pa.offnode_in);
+    free(pa.msgs);
+    free(host_acc);
+    free(touched);
+    return rc;
+}

@@ -1,0 +1,143 @@
+/* File-domain partitioners shared by the strategies. */
+#include "plan.h"
+
+#include <string.h>
+
+int partition_alloc(struct partition *p, int n)
+{
+    memset(p, 0, sizeof *p);
+    p->fd = xcalloc((size_t)n, sizeof(struct fdom));
+    if (!p->fd)
+        return tacio_fail(TACIO_ENOMEM, "out of memory for %d file domains", n);
+    p->n = n;
+    return 0;
+}
+
+void partition_free(struct partition *p)
+{
+    if (p->aux_free)
+        p->aux_free(p->aux);
+    p->aux = NULL;
+    p->aux_free = NULL;
+    free(p->fd);
+    p->fd = NULL;
+    p->n = 0;
+}
+
+/* matrix: patterns fix the FDs, one per column, whatever the strategy. */
+int partition_fixed(const struct plan_ctx *ctx, struct partition *out)
+{
+    const struct tacio_pattern *pat = ctx->pat;
+    int rc = partition_alloc(out, pat->nfixed);
+    for (int j = 0; !rc && j < pat->nfixed; j++)
+        out->fd[j] = (struct fdom){pat->fixed_start[j], pat->fixed_start[j + 1], 0, 0};
+    return rc;
+}
+
+static int64_t round_to_stripe(int64_t off, int64_t unit)
+{
+    int64_t front = off % unit, back = unit - front;
+    return front < back ? off - front : off + back;
+}
+
+/* ROMIO's ADIOI_Calc_file_domains: ceil((max-min+1)/n) bytes each, every
+ * boundary moved to the nearest multiple of striping_unit when it is set, the
+ * last FD ending at max; FDs past the end are empty. */
+int partition_even(const struct plan_ctx *ctx, int n, struct partition *out)
+{
+    if (ctx->pat->nfixed)
+        return partition_fixed(ctx, out);
+    int rc = partition_alloc(out, n);
+    if (rc)
+        return rc;
+    int64_t lo = ctx->lo, hi = ctx->hi, unit = ctx->h->striping_unit;
+    int64_t fd_size = ceil_div(hi - lo, n), start = lo;
+    for (int i = 0; i < n; i++) {
+        int64_t end = lo + fd_size * (i + 1);
+        if (unit > 0)
+            end = i == n - 1 ? hi : round_to_stripe(end, unit);
+        start = min64(start, hi);
+        end = max64(start, min64(end, hi));
+        out->fd[i] = (struct fdom){start, end, 0, 0};
+        start = end;
+    }
+    return 0;
+}
+
+/* Liao & Choudhary's Lustre layout: stripe k belongs to FD k mod n, so each
+ * aggregator always talks to the same subset of storage targets. */
+int partition_stripes(const struct plan_ctx *ctx, int n, struct partition *out)
+{
+    if (ctx->pat->nfixed)
+        return partition_fixed(ctx, out);
+    int rc = partition_alloc(out, n);
+    if (rc)
+        return rc;
+    int64_t unit = ctx->h->striping_unit > 0 ? ctx->h->striping_unit : 1 << 20;
+    out->striped = true;
+    out->unit = unit;
+    int64_t k0 = ctx->lo / unit;
+    for (int j = 0; j < n; j++) {
+        int64_t k = k0 + ((j - k0 % n) % n + n) % n;
+        int64_t start = min64(max64(k * unit, ctx->lo), ctx->hi);
+        out->fd[j] = (struct fdom){start, ctx->hi, unit, unit * n};
+    }
+    return 0;
+}
+
+int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end)
+{
+    if (p->striped) {
+        int64_t k = x / p->unit;
+        *piece_end = (k + 1) * p->unit;
+        return (int)(k % p->n);
+    }
+    int a = 0, b = p->n - 1;
+    while (a < b) { /* last FD starting at or below x */
+        int m = a + (b - a + 1) / 2;
+        if (p->fd[m].start <= x)
+            a = m;
+        else
+            b = m - 1;
+    }
+    while (a > 0 && p->fd[a].end <= x) /* step back over empty FDs */
+        a--;
+    *piece_end = p->fd[a].end;
+    return a;
+}
+
+int default_naggs(const struct plan_ctx *ctx)
+{
+    int *list;
+    int n = romio_ranklist(ctx, &list);
+    if (n < 0)
+        return n;
+    free(list);
+    return n;
+}
+
+int romio_ranklist(const struct plan_ctx *ctx, int **out)
+{
+    const struct tacio_topo *t = ctx->topo;
+    int per = ctx->h->cb_per_host;
+    int *ptr, *ranks;
+    int rc = topo_host_ranks(t, &ptr, &ranks);
+    if (rc)
+        return rc;
+    int *list = malloc(sizeof(int) * (size_t)t->nprocs);
+    if (!list) {
+        free(ptr);
+        free(ranks);
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    }
+    int n = 0;
+    for (int u = 0; u < t->nused_hosts; u++) {
+        int h = t->used_hosts[u];
+        for (int k = ptr[h]; k < ptr[h + 1] && (per == 0 || k - ptr[h] < per); k++)
+            list[n++] = ranks[k];
+    }
+    free(ptr);
+    free(ranks);
+    *out = list;
+    return n;
+}

@@ -1,0 +1,158 @@
+/* The planning pipeline: st1 access range, st2 partition + assign, st3 C,
+ * then metrics. The MPI engine runs these same functions. */
+#include "strategy.h"
+
+#include <string.h>
+#include <time.h>
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int plan_alloc(const struct plan_ctx *ctx, const struct tacio_strategy *s,
+                      struct tacio_plan **out)
+{
+    struct tacio_plan *p = xcalloc(1, sizeof *p);
+    if (!p)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    snprintf(p->strategy, sizeof p->strategy, "%s", s->name);
+    p->nprocs = ctx->topo->nprocs;
+    p->lap_cost = -1;
+    *out = p;
+    return 0;
+}
+
+/* st2 + st3: partition, C, assignment; C is rebuilt if the strategy
+ * rewrote the partition (mccio's remerges). */
+static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_strategy *s,
+                                struct tacio_plan *p, struct comm *c)
+{
+    int rc = s->partition(ctx, &p->part);
+    if (!rc)
+        rc = comm_build(ctx->pat, &p->part, c);
+    if (!rc && c->a > ctx->topo->nprocs)
+        rc = tacio_fail(TACIO_EINVAL, "%d file domains but only %d ranks to serve them", c->a,
+                        ctx->topo->nprocs);
+    if (!rc && !(p->agg = malloc(sizeof(int) * (size_t)(p->part.n ? p->part.n : 1))))
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory");
+    int n_before = p->part.n;
+    if (!rc)
+        rc = s->assign(ctx, &p->part, c, p);
+    if (!rc && p->part.n != n_before) {
+        comm_free(c);
+        rc = comm_build(ctx->pat, &p->part, c);
+    }
+    return rc;
+}
+
+int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct tacio_plan **out)
+{
+    double t0 = now_seconds();
+    if (s->plan) {
+        int rc = s->plan(ctx, out);
+        if (!rc)
+            (*out)->plan_seconds = now_seconds() - t0;
+        return rc;
+    }
+    struct tacio_plan *p = NULL;
+    struct comm c = {0};
+    int rc = plan_alloc(ctx, s, &p);
+    if (rc)
+        return rc;
+    rc = partition_and_assign(ctx, s, p, &c);
+    if (!rc)
+        rc = metrics_compute(ctx, &c, p);
+    comm_free(&c);
+    if (rc) {
+        tacio_plan_free(p);
+        return rc;
+    }
+    p->plan_seconds = now_seconds() - t0;
+    *out = p;
+    return 0;
+}
+
+static int check_job(const struct tacio_pattern *pat, const struct tacio_topo *topo)
+{
+    if (!topo->rank_host)
+        return tacio_fail(TACIO_EINVAL, "the topology has no job placed on it");
+    if (pat->nprocs != topo->nprocs)
+        return tacio_fail(TACIO_EINVAL, "the pattern has %d ranks but the topology places %d",
+                          pat->nprocs, topo->nprocs);
+    return 0;
+}
+
+int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo *topo,
+                       const struct tacio_hints *hints, struct tacio_plan **out)
+{
+    *out = NULL;
+    int rc = check_job(pat, topo);
+    if (rc)
+        return rc;
+    const struct tacio_strategy *s = strategy_find(hints->strategy);
+    if (!s)
+        return tacio_fail(TACIO_EINVAL, "unknown strategy '%s'; expected one of %s",
+                          hints->strategy, strategy_names());
+    struct plan_ctx ctx = {pat, topo, hints, 0, 0};
+    pattern_range(pat, &ctx.lo, &ctx.hi);
+    if (ctx.lo >= ctx.hi && !pat->nfixed)
+        return tacio_fail(TACIO_EINVAL, "no rank accesses any byte: nothing to plan");
+    return plan_run(&ctx, s, out);
+}
+
+void tacio_plan_free(struct tacio_plan *p)
+{
+    if (!p)
+        return;
+    partition_free(&p->part);
+    free(p->agg);
+    free(p->order_ptr);
+    free(p->order);
+    free(p->link_up);
+    free(p->link_down);
+    free(p);
+}
+
+/* ---- JSON ---- */
+
+static void json_fds(const struct tacio_plan *p, FILE *out)
+{
+    fputs("\"fds\":[", out);
+    for (int j = 0; j < p->part.n; j++) {
+        const struct fdom *fd = &p->part.fd[j];
+        fprintf(out, "%s{\"index\":%d,\"start\":%lld,\"end\":%lld,\"aggregator\":%d", j ? "," : "",
+                j, (long long)fd->start, (long long)fd->end, p->agg[j]);
+        if (fd->unit)
+            fprintf(out, ",\"unit\":%lld,\"stride\":%lld", (long long)fd->unit,
+                    (long long)fd->stride);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
+void tacio_plan_write_json(const struct tacio_plan *p, FILE *out)
+{
+    const struct metrics *m = &p->m;
+    fprintf(out, "{\"strategy\":\"%s\",\"detail\":\"%s\",\"procs\":%d,\"naggs\":%d,", p->strategy,
+            p->detail, p->nprocs, m->naggs);
+    json_fds(p, out);
+    fprintf(out,
+            ",\"total_bytes\":%lld,\"shuffle_bytes\":%lld,\"offnode_bytes\":%lld,"
+            "\"hop_bytes\":%lld,",
+            (long long)m->total_bytes, (long long)m->shuffle_bytes, (long long)m->offnode_bytes,
+            (long long)m->hop_bytes);
+    if (m->max_link_load >= 0)
+        fprintf(out, "\"max_link_load\":%lld,", (long long)m->max_link_load);
+    else
+        fputs("\"max_link_load\":null,", out);
+    fprintf(out,
+            "\"max_agg_bytes\":%lld,\"max_agg_mem\":%lld,\"messages\":%lld,\"rounds\":%lld,"
+            "\"max_step_fanin\":%d,\"mem_shortfall\":%d,\"model_seconds\":%.6g,"
+            "\"plan_seconds\":%.6f}",
+            (long long)m->max_agg_bytes, (long long)m->max_agg_mem, (long long)m->messages,
+            (long long)m->rounds, m->max_step_fanin, p->mem_shortfall, m->model_seconds,
+            p->plan_seconds);
+}

@@ -1,0 +1,151 @@
+/* Internal structures of the planning pipeline:
+ *   st1 access  pattern -> [lo, hi)            (pattern.h)
+ *   st2 plan    partition -> FDs, assign -> aggregators  (strategies)
+ *   st3 route   C[i][j] = bytes rank i holds for FD j    (comm.c)
+ * plus metrics (metrics.c). */
+#ifndef TACIO_PLAN_INTERNAL_H
+#define TACIO_PLAN_INTERNAL_H
+
+#include "pattern.h"
+#include "util.h"
+#include "../topo/topo.h"
+
+#include <stdbool.h>
+
+#define TACIO_DEFAULT_CB_BUFFER (16 << 20)
+
+struct tacio_hints {
+    int64_t cb_nodes;       /* 0: ROMIO's default, every entry of the cb_config_list */
+    int64_t cb_buffer_size; /* bytes an aggregator holds per round */
+    int cb_per_host;        /* cb_config_list "*:N"; 0 for "*:*" */
+    int64_t striping_unit;  /* 0: unset */
+    int64_t striping_factor;
+    char strategy[32];
+    int64_t msg_ind;   /* mccio: leaf size of the partition tree */
+    int64_t mem_min;   /* mccio: free memory a host needs to host an aggregator */
+    int64_t aggs_per_host; /* mccio: N_ah */
+    int64_t msg_group; /* mccio: aggregation group size; 0: one group */
+    char solver[8];    /* auto, flow, dense */
+    /* auto's cost model, bytes/s and seconds */
+    double bw_link, bw_agg_io, bw_fs, latency;
+    /* what the hints asked for, before clamping; printed by the CLI */
+    int64_t cb_nodes_requested;
+};
+
+/* A file domain: contiguous [start, end), or with unit > 0 the stripes
+ * [start + k*stride, start + k*stride + unit) within [start, end). */
+struct fdom {
+    int64_t start, end;
+    int64_t unit, stride;
+};
+
+struct partition {
+    int n;
+    struct fdom *fd;
+    bool striped; /* FD j = stripes k with k mod n == j (same unit for all) */
+    int64_t unit;
+    void *aux; /* a strategy's own state between partition and assign */
+    void (*aux_free)(void *aux);
+};
+
+/* Sparse C: CSR by rank and CSC by FD. */
+struct comm {
+    int p, a;
+    int64_t nnz;
+    int64_t *row_ptr, *val;
+    int *col;
+    int64_t *col_ptr, *cval;
+    int *row;
+    int64_t *fd_bytes;
+    int64_t total;
+};
+
+struct metrics {
+    int64_t total_bytes, shuffle_bytes, offnode_bytes, hop_bytes;
+    int64_t max_link_load; /* -1: no tree to route over (dist: topologies) */
+    int64_t max_agg_bytes, max_agg_mem, messages, rounds;
+    int naggs;
+    int max_step_fanin; /* aggregators pulling from one host in one collection step */
+    double model_seconds;
+};
+
+struct tacio_plan {
+    char strategy[32];
+    char detail[160]; /* e.g. auto's choice, clamped hints, solver */
+    int nprocs;
+    struct partition part;
+    int *agg;            /* FD -> aggregator rank */
+    int64_t *order_ptr;  /* per FD: senders in collection order, or NULL */
+    int *order;
+    int64_t lap_cost;    /* optimum the solver reported, -1 if none ran */
+    int mem_shortfall;   /* mccio: FDs placed on a host below mem_min */
+    struct metrics m;
+    int64_t *link_up, *link_down; /* per tree vertex: bytes on the link to its parent */
+    int nlinks;
+    double plan_seconds;
+};
+
+struct plan_ctx {
+    const struct tacio_pattern *pat;
+    const struct tacio_topo *topo;
+    const struct tacio_hints *h;
+    int64_t lo, hi; /* st1: the access range */
+};
+
+struct tacio_strategy {
+    const char *name;
+    const char *summary;
+    int (*partition)(const struct plan_ctx *ctx, struct partition *out);
+    /* Sets plan->agg (and plan->order); may rewrite part (mccio remerges),
+     * after which the pipeline rebuilds C. */
+    int (*assign)(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
+                  struct tacio_plan *plan);
+    /* Whole-plan override (auto); partition/assign are unused when set. */
+    int (*plan)(const struct plan_ctx *ctx, struct tacio_plan **out);
+};
+
+const struct tacio_strategy *strategy_find(const char *name);
+const char *strategy_names(void);
+
+/* hints */
+int hints_copy(const struct tacio_hints *src, struct tacio_hints **out);
+
+/* partitions */
+int partition_fixed(const struct plan_ctx *ctx, struct partition *out);
+int partition_even(const struct plan_ctx *ctx, int n, struct partition *out);
+int partition_stripes(const struct plan_ctx *ctx, int n, struct partition *out);
+int partition_alloc(struct partition *p, int n);
+void partition_free(struct partition *p);
+/* FD holding offset x and where that piece ends. */
+int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end);
+
+/* st3 */
+int comm_build(const struct tacio_pattern *pat, const struct partition *part, struct comm *out);
+void comm_free(struct comm *c);
+
+/* aggregator candidates, ROMIO's cb_config_list rule: hosts in order of their
+ * lowest rank, up to cb_per_host ranks each. Returns the count. */
+int romio_ranklist(const struct plan_ctx *ctx, int **out);
+int default_naggs(const struct plan_ctx *ctx);
+
+/* assignment solvers */
+int lap_dense(int nrows, int ncols, const int64_t *cost, int *row_to_col, int64_t *total);
+/* Exact min hop-bytes (or, with latp_costs, min moved bytes) assignment of
+ * every FD to a distinct rank over a tree topology, never building W. */
+int assign_tree_flow(const struct tacio_topo *t, const struct comm *c, bool latp_costs, int *agg,
+                     int64_t *total);
+/* Same optimum from the dense W (or moved-bytes) matrix: any topology. */
+int assign_dense(const struct tacio_topo *t, const struct comm *c, bool latp_costs, int *agg,
+                 int64_t *total);
+/* W[i][j] for one rank and FD (hop-bytes if FD j is served by rank i). */
+int64_t hop_bytes_of(const struct tacio_topo *t, const struct comm *c, int j, int rank);
+
+/* st-order: collection order, and metrics */
+int order_by_host_rotation(const struct tacio_topo *t, const struct comm *c, const int *agg,
+                           struct tacio_plan *plan);
+int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tacio_plan *plan);
+
+/* the pipeline with an explicit strategy (auto runs it per candidate) */
+int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct tacio_plan **out);
+
+#endif

@@ -1,0 +1,60 @@
+/* auto: plan the job with each strategy at 1, 2 and 4 aggregators per host
+ * and keep the plan the cost model (metrics.c, README "auto") rates fastest.
+ * The TATP paper leaves choosing the aggregator count as future work; the
+ * model makes that choice explicit and reproducible. */
+#include "../strategy.h"
+
+#include <string.h>
+
+static const struct tacio_strategy *const candidates[] = {
+    &strategy_romio, &strategy_latp, &strategy_tatp, &strategy_tsujita, &strategy_mccio, NULL};
+static const int per_host[] = {1, 2, 4};
+
+static int run_candidate(const struct plan_ctx *ctx, const struct tacio_strategy *s, int k,
+                         struct tacio_plan **out)
+{
+    struct tacio_hints h = *ctx->h;
+    h.cb_per_host = k;
+    h.aggs_per_host = k;
+    h.cb_nodes = 0; /* the candidate's own count: k per host */
+    snprintf(h.strategy, sizeof h.strategy, "%s", s->name);
+    struct plan_ctx sub = *ctx;
+    sub.h = &h;
+    return plan_run(&sub, s, out);
+}
+
+static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
+{
+    struct tacio_plan *best = NULL;
+    const char *best_name = NULL;
+    int best_k = 0, rc = 0;
+    for (int i = 0; candidates[i] && !rc; i++)
+        for (size_t k = 0; k < sizeof per_host / sizeof *per_host && !rc; k++) {
+            struct tacio_plan *p;
+            rc = run_candidate(ctx, candidates[i], per_host[k], &p);
+            if (rc)
+                break;
+            if (!best || p->m.model_seconds < best->m.model_seconds) {
+                tacio_plan_free(best);
+                best = p;
+                best_name = candidates[i]->name;
+                best_k = per_host[k];
+            } else
+                tacio_plan_free(p);
+        }
+    if (rc) {
+        tacio_plan_free(best);
+        return rc;
+    }
+    snprintf(best->strategy, sizeof best->strategy, "auto");
+    snprintf(best->detail, sizeof best->detail, "chose %s with %d aggregator(s) per host, model %.4g s",
+             best_name, best_k, best->m.model_seconds);
+    *out = best;
+    return 0;
+}
+
+const struct tacio_strategy strategy_auto = {
+    .name = "auto",
+    .summary = "tacio: the strategy and aggregators per host the cost model rates fastest",
+    .plan = auto_plan,
+};

@@ -1,0 +1,82 @@
+/* The strategy registry: adding a strategy is one file plus one line here. */
+#include "strategy.h"
+
+#include <string.h>
+
+static const struct tacio_strategy *const registry[] = {
+    &strategy_romio, &strategy_lustre, &strategy_latp,    &strategy_tatp,
+    &strategy_mccio, &strategy_tsujita, &strategy_auto, NULL};
+
+const struct tacio_strategy *strategy_find(const char *name)
+{
+    for (int i = 0; registry[i]; i++)
+        if (!strcmp(registry[i]->name, name))
+            return registry[i];
+    return NULL;
+}
+
+const char *strategy_names(void) { return "romio, lustre, latp, tatp, mccio, tsujita, auto"; }
+
+int plan_naggs(const struct plan_ctx *ctx)
+{
+    int n = default_naggs(ctx);
+    if (n > 0 && ctx->h->cb_nodes > 0 && ctx->h->cb_nodes < n)
+        n = (int)ctx->h->cb_nodes;
+    return n;
+}
+
+int assign_ranklist(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
+                    struct tacio_plan *plan)
+{
+    (void)c;
+    int *list;
+    int n = romio_ranklist(ctx, &list);
+    if (n < 0)
+        return n;
+    for (int j = 0; j < part->n; j++)
+        plan->agg[j] = list[j % n];
+    free(list);
+    return 0;
+}
+
+int partition_romio(const struct plan_ctx *ctx, struct partition *out)
+{
+    int n = plan_naggs(ctx);
+    return n < 0 ? n : partition_even(ctx, n, out);
+}
+
+/* Liao & Choudhary: the aggregator count becomes a multiple of the stripe
+ * count when it is larger, a divisor when smaller, so each aggregator keeps
+ * to a fixed set of storage targets. */
+int lustre_naggs(const struct plan_ctx *ctx)
+{
+    int n = plan_naggs(ctx);
+    int64_t sc = ctx->h->striping_factor;
+    if (n <= 0 || sc <= 0)
+        return n;
+    if (n >= sc)
+        return (int)(n - n % sc);
+    while (sc % n)
+        n--;
+    return n;
+}
+
+int partition_lustre(const struct plan_ctx *ctx, struct partition *out)
+{
+    int n = lustre_naggs(ctx);
+    return n < 0 ? n : partition_stripes(ctx, n, out);
+}
+
+const struct tacio_strategy strategy_romio = {
+    .name = "romio",
+    .summary = "ROMIO default: even split of [min,max], FD j to the j-th cb_config_list rank",
+    .partition = partition_romio,
+    .assign = assign_ranklist,
+};
+
+const struct tacio_strategy strategy_lustre = {
+    .name = "lustre",
+    .summary = "Liao & Choudhary: stripes dealt round-robin to the cb_config_list ranks",
+    .partition = partition_lustre,
+    .assign = assign_ranklist,
+};

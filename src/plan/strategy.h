@@ -1,0 +1,22 @@
+/* Strategies and the helpers they share. */
+#ifndef TACIO_STRATEGY_H
+#define TACIO_STRATEGY_H
+
+#include "plan.h"
+
+extern const struct tacio_strategy strategy_romio, strategy_lustre, strategy_latp, strategy_tatp,
+    strategy_mccio, strategy_tsujita, strategy_auto;
+
+/* cb_nodes clamped to the cb_config_list's ranks (ROMIO clamps, never fails). */
+int plan_naggs(const struct plan_ctx *ctx);
+int lustre_naggs(const struct plan_ctx *ctx);
+int partition_romio(const struct plan_ctx *ctx, struct partition *out);
+int partition_lustre(const struct plan_ctx *ctx, struct partition *out);
+/* FD j -> the j-th rank of ROMIO's cb_config_list order. */
+int assign_ranklist(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
+                    struct tacio_plan *plan);
+/* LAP over all ranks; the flow solver on trees, dense otherwise (tacio_solver). */
+int assign_lap(const struct plan_ctx *ctx, const struct comm *c, bool latp,
+               struct tacio_plan *plan);
+
+#endif

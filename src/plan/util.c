@@ -1,0 +1,213 @@
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static _Thread_local char last_error[512];
+
+const char *tacio_strerror(int err)
+{
+    switch (err) {
+    case TACIO_OK:
+        return "success";
+    case TACIO_EINVAL:
+        return "invalid argument";
+    case TACIO_ENOMEM:
+        return "out of memory";
+    case TACIO_EIO:
+        return "I/O error";
+    case TACIO_ERANGE:
+        return "value out of range";
+    case TACIO_EUNSUPPORTED:
+        return "unsupported combination";
+    default:
+        return "unknown error";
+    }
+}
+
+const char *tacio_last_error(void) { return last_error; }
+
+int tacio_fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void *xcalloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }
+
+static char *split_item(char *p)
+{
+    int depth = 0;
+    for (; *p; p++) {
+        if (*p == '[')
+            depth++;
+        else if (*p == ']')
+            depth--;
+        else if (*p == ',' && depth == 0) {
+            *p = '\0';
+            return p + 1;
+        }
+    }
+    return NULL;
+}
+
+static int spec_add_item(struct spec *s, char *item, bool first)
+{
+    char *eq = strchr(item, '=');
+    if (!eq) {
+        if (!first || !*item)
+            return tacio_fail(TACIO_EINVAL, "'%s' in spec '%s' is not of the form key=value",
+                              item, s->name);
+        s->arg = item;
+        return 0;
+    }
+    if (s->nkv == SPEC_MAX_KV)
+        return tacio_fail(TACIO_EINVAL, "too many parameters in spec '%s'", s->name);
+    *eq = '\0';
+    s->key[s->nkv] = item;
+    s->val[s->nkv] = eq + 1;
+    s->used[s->nkv] = false;
+    s->nkv++;
+    return 0;
+}
+
+int spec_parse(const char *text, struct spec *out)
+{
+    memset(out, 0, sizeof *out);
+    out->buf = strdup(text ? text : "");
+    if (!out->buf)
+        return tacio_fail(TACIO_ENOMEM, "out of memory parsing a spec");
+    char *colon = strchr(out->buf, ':');
+    out->name = out->buf;
+    if (!colon)
+        return 0;
+    *colon = '\0';
+    char *item = colon + 1;
+    for (bool first = true; item; first = false) {
+        char *next = split_item(item);
+        if (*item || next) {
+            int rc = spec_add_item(out, item, first);
+            if (rc) {
+                spec_free(out);
+                return rc;
+            }
+        }
+        item = next;
+    }
+    return 0;
+}
+
+void spec_free(struct spec *s)
+{
+    free(s->buf);
+    s->buf = NULL;
+}
+
+const char *spec_get(struct spec *s, const char *key)
+{
+    for (int i = 0; i < s->nkv; i++)
+        if (strcmp(s->key[i], key) == 0) {
+            s->used[i] = true;
+            return s->val[i];
+        }
+    return NULL;
+}
+
+static int spec_get_num(struct spec *s, const char *key, int64_t dflt, int64_t min, int64_t *out,
+                        const char *form, int (*parse)(const char *, int64_t *))
+{
+    const char *v = spec_get(s, key);
+    if (!v) {
+        *out = dflt;
+        return 0;
+    }
+    if (parse(v, out))
+        return tacio_fail(TACIO_EINVAL, "%s=%s is not a number; expected %s", key, v, form);
+    if (*out < min)
+        return tacio_fail(TACIO_ERANGE, "%s=%s is below the minimum %lld; expected %s", key, v,
+                          (long long)min, form);
+    return 0;
+}
+
+int spec_get_i64(struct spec *s, const char *key, int64_t dflt, int64_t min, int64_t *out,
+                 const char *form)
+{
+    return spec_get_num(s, key, dflt, min, out, form, parse_i64);
+}
+
+int spec_get_size(struct spec *s, const char *key, int64_t dflt, int64_t min, int64_t *out,
+                  const char *form)
+{
+    return spec_get_num(s, key, dflt, min, out, form, parse_size);
+}
+
+int spec_check_unused(const struct spec *s, const char *form)
+{
+    for (int i = 0; i < s->nkv; i++)
+        if (!s->used[i])
+            return tacio_fail(TACIO_EINVAL, "unknown parameter '%s' in '%s' spec; expected %s",
+                              s->key[i], s->name, form);
+    return 0;
+}
+
+int parse_i64(const char *text, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end)
+        return TACIO_EINVAL;
+    *out = v;
+    return 0;
+}
+
+int parse_size(const char *text, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text)
+        return TACIO_EINVAL;
+    int shift = 0;
+    switch (tolower((unsigned char)*end)) {
+    case '\0':
+        break;
+    case 'k':
+        shift = 10;
+        break;
+    case 'm':
+        shift = 20;
+        break;
+    case 'g':
+        shift = 30;
+        break;
+    case 't':
+        shift = 40;
+        break;
+    default:
+        return TACIO_EINVAL;
+    }
+    if (*end && end[1] && !(tolower((unsigned char)end[1]) == 'b' && !end[2]) &&
+        !(tolower((unsigned char)end[1]) == 'i' && end[2] == 'B' && !end[3]))
+        return TACIO_EINVAL;
+    if (v < 0 || (shift && v > (INT64_MAX >> shift)))
+        return TACIO_EINVAL;
+    *out = (int64_t)v << shift;
+    return 0;
+}
+
+uint64_t rng_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+double rng_uniform(uint64_t *state) { return (double)(rng_next(state) >> 11) * 0x1.0p-53; }

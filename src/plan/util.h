@@ -1,0 +1,53 @@
+/* Shared helpers of the planning core: errors, spec parsing, sizes, PRNG. */
+#ifndef TACIO_UTIL_H
+#define TACIO_UTIL_H
+
+#include "tacio_plan.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Record a detailed message for tacio_last_error() and return @p code. */
+int tacio_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A parsed "name:arg,k=v,k=v" spec. Commas inside [...] do not split, so
+ * Slurm hostlists such as nodes=n[01-04,07] stay whole. */
+#define SPEC_MAX_KV 16
+struct spec {
+    char *buf; /* owned copy the pointers below point into */
+    const char *name;
+    const char *arg; /* first item when it has no '=' (a path), else NULL */
+    int nkv;
+    const char *key[SPEC_MAX_KV];
+    const char *val[SPEC_MAX_KV];
+    bool used[SPEC_MAX_KV];
+};
+
+int spec_parse(const char *text, struct spec *out);
+void spec_free(struct spec *s);
+/* Look up key; marks it used. Returns NULL when absent. */
+const char *spec_get(struct spec *s, const char *key);
+/* Integer/size lookups with a default; errors name the spec's form. */
+int spec_get_i64(struct spec *s, const char *key, int64_t dflt, int64_t min, int64_t *out,
+                 const char *form);
+int spec_get_size(struct spec *s, const char *key, int64_t dflt, int64_t min, int64_t *out,
+                  const char *form);
+/* Fail on any key not looked up: a typo must not be silently ignored. */
+int spec_check_unused(const struct spec *s, const char *form);
+
+/* "123", "4k", "16m", "2g", "1t" (binary multiples) -> bytes. */
+int parse_size(const char *text, int64_t *out);
+int parse_i64(const char *text, int64_t *out);
+
+/* splitmix64: small, seedable, identical on every platform. */
+uint64_t rng_next(uint64_t *state);
+double rng_uniform(uint64_t *state);
+
+void *xcalloc(size_t n, size_t size);
+
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+#endif

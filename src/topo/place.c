@@ -1,0 +1,176 @@
+/* Placement of a job's ranks on the cluster's hosts. */
+#include "topo.h"
+
+#include "../plan/util.h"
+
+#include <string.h>
+
+#define PLACE_FORM "block, cyclic or scatter:seed=S"
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Draw @p need hosts at random from the candidates, returned in cluster
+ * order: a fragmented allocation as a busy scheduler hands out. */
+static int scatter_hosts(const int *cand, int ncand, int need, uint64_t seed, int *out)
+{
+    int *pool = malloc(sizeof(int) * (size_t)ncand);
+    if (!pool)
+        return tacio_fail(TACIO_ENOMEM, "out of memory placing ranks");
+    memcpy(pool, cand, sizeof(int) * (size_t)ncand);
+    uint64_t st = seed;
+    for (int i = 0; i < need; i++) {
+        int j = i + (int)(rng_next(&st) % (uint64_t)(ncand - i));
+        int tmp = pool[i];
+        pool[i] = pool[j];
+        pool[j] = tmp;
+    }
+    memcpy(out, pool, sizeof(int) * (size_t)need);
+    free(pool);
+    qsort(out, (size_t)need, sizeof(int), cmp_int);
+    return 0;
+}
+
+static int candidate_hosts(const struct tacio_topo *t, int **out)
+{
+    int n = t->job_hosts ? t->njob_hosts : t->nhosts;
+    *out = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    if (!*out)
+        return tacio_fail(TACIO_ENOMEM, "out of memory placing ranks");
+    for (int i = 0; i < n; i++)
+        (*out)[i] = t->job_hosts ? t->job_hosts[i] : i;
+    return n;
+}
+
+/* Rank order inside each host and the hosts in order of their lowest rank:
+ * what ROMIO's cb_config_list walks. */
+static int index_hosts(struct tacio_topo *t)
+{
+    int *count = xcalloc(t->nhosts, sizeof(int));
+    t->rank_local = malloc(sizeof(int) * (size_t)t->nprocs);
+    t->used_hosts = malloc(sizeof(int) * (size_t)t->nhosts);
+    t->host_order = malloc(sizeof(int) * (size_t)t->nhosts);
+    if (!count || !t->rank_local || !t->used_hosts || !t->host_order) {
+        free(count);
+        return tacio_fail(TACIO_ENOMEM, "out of memory placing ranks");
+    }
+    for (int h = 0; h < t->nhosts; h++)
+        t->host_order[h] = -1;
+    t->nused_hosts = 0;
+    for (int r = 0; r < t->nprocs; r++) {
+        int h = t->rank_host[r];
+        if (t->host_order[h] < 0) {
+            t->host_order[h] = t->nused_hosts;
+            t->used_hosts[t->nused_hosts++] = h;
+        }
+        t->rank_local[r] = count[h]++;
+    }
+    free(count);
+    return 0;
+}
+
+static int parse_placement(const char *text, int *kind, uint64_t *seed)
+{
+    struct spec s;
+    int rc = spec_parse(text ? text : "block", &s);
+    if (rc)
+        return rc;
+    int64_t sd = 1;
+    if (!strcmp(s.name, "block") && !s.nkv && !s.arg)
+        *kind = 0;
+    else if (!strcmp(s.name, "cyclic") && !s.nkv && !s.arg)
+        *kind = 1;
+    else if (!strcmp(s.name, "scatter") && !s.arg) {
+        *kind = 2;
+        if (!(rc = spec_get_i64(&s, "seed", 1, 0, &sd, PLACE_FORM)))
+            rc = spec_check_unused(&s, PLACE_FORM);
+    } else
+        rc = tacio_fail(TACIO_EINVAL, "unknown placement '%s'; expected %s", text, PLACE_FORM);
+    *seed = (uint64_t)sd;
+    spec_free(&s);
+    return rc;
+}
+
+static int place_on_dist(struct tacio_topo *t, int nprocs)
+{
+    if (nprocs && nprocs != t->dist_n)
+        return tacio_fail(TACIO_EINVAL,
+                          "the distance matrix is %d x %d but the job has %d ranks; expected "
+                          "one row per rank",
+                          t->dist_n, t->dist_n, nprocs);
+    t->nprocs = t->dist_n;
+    return index_hosts(t);
+}
+
+static int assign_ranks(struct tacio_topo *t, int kind, const int *hosts, int need)
+{
+    for (int r = 0; r < t->nprocs; r++)
+        t->rank_host[r] = hosts[kind == 1 ? r % need : r / t->cores];
+    return 0;
+}
+
+int tacio_topo_place(struct tacio_topo *t, const char *placement, int nprocs)
+{
+    int kind, rc;
+    uint64_t seed;
+    if ((rc = parse_placement(placement, &kind, &seed)))
+        return rc;
+    if (t->dist)
+        return place_on_dist(t, nprocs);
+    if (nprocs <= 0)
+        return tacio_fail(TACIO_EINVAL, "the job needs a rank count (--procs N)");
+    int *cand, ncand = candidate_hosts(t, &cand);
+    if (ncand < 0)
+        return ncand;
+    int64_t need = ceil_div(nprocs, t->cores);
+    if (need > ncand) {
+        free(cand);
+        return tacio_fail(TACIO_ERANGE,
+                          "the topology has %d hosts x %d cores = %lld slots but the job has "
+                          "%d ranks; expected a topology at least as large as the job",
+                          ncand, t->cores, (long long)ncand * t->cores, nprocs);
+    }
+    int *hosts = malloc(sizeof(int) * (size_t)need);
+    free(t->rank_host);
+    t->rank_host = malloc(sizeof(int) * (size_t)nprocs);
+    if (!hosts || !t->rank_host)
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory placing ranks");
+    else if (kind == 2)
+        rc = scatter_hosts(cand, ncand, (int)need, seed, hosts);
+    else
+        memcpy(hosts, cand, sizeof(int) * (size_t)need);
+    t->nprocs = nprocs;
+    if (!rc)
+        rc = assign_ranks(t, kind, hosts, (int)need);
+    free(cand);
+    free(hosts);
+    return rc ? rc : index_hosts(t);
+}
+
+int topo_host_ranks(const struct tacio_topo *t, int **ptr_out, int **ranks_out)
+{
+    int *ptr = xcalloc((size_t)t->nhosts + 1, sizeof(int));
+    int *ranks = malloc(sizeof(int) * (size_t)(t->nprocs ? t->nprocs : 1));
+    int *fill = malloc(sizeof(int) * (size_t)(t->nhosts ? t->nhosts : 1));
+    if (!ptr || !ranks || !fill) {
+        free(ptr);
+        free(ranks);
+        free(fill);
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    }
+    for (int r = 0; r < t->nprocs; r++)
+        ptr[t->rank_host[r] + 1]++;
+    for (int h = 0; h < t->nhosts; h++) {
+        ptr[h + 1] += ptr[h];
+        fill[h] = ptr[h];
+    }
+    for (int r = 0; r < t->nprocs; r++)
+        ranks[fill[t->rank_host[r]]++] = r;
+    free(fill);
+    *ptr_out = ptr;
+    *ranks_out = ranks;
+    return 0;
+}

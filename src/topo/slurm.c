@@ -1,0 +1,353 @@
+/* Slurm topology.conf (topology/tree plugin) and explicit distance files. */
+#include "topo.h"
+
+#include "../plan/util.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#define LINE_MAX_LEN 65536
+
+/* ---- hostlists: "n[01-03,07]", "a,b", "rack[0-1]n[0-3]" ---- */
+
+static int expand_range(const char *prefix, const char *body, const char *rest,
+                        int (*fn)(const char *, void *), void *ctx);
+
+static int expand_one(const char *name, int (*fn)(const char *, void *), void *ctx)
+{
+    const char *open = strchr(name, '[');
+    if (!open)
+        return fn(name, ctx);
+    const char *close = strchr(open, ']');
+    if (!close)
+        return tacio_fail(TACIO_EINVAL, "hostlist '%s' has an unclosed '['", name);
+    char prefix[256], body[1024];
+    size_t plen = (size_t)(open - name), blen = (size_t)(close - open - 1);
+    if (plen >= sizeof prefix || blen >= sizeof body)
+        return tacio_fail(TACIO_EINVAL, "hostlist '%s' is too long", name);
+    memcpy(prefix, name, plen);
+    prefix[plen] = '\0';
+    memcpy(body, open + 1, blen);
+    body[blen] = '\0';
+    return expand_range(prefix, body, close + 1, fn, ctx);
+}
+
+static int expand_item(const char *prefix, const char *item, const char *rest,
+                       int (*fn)(const char *, void *), void *ctx)
+{
+    char *dash = strchr(item, '-');
+    char *end;
+    long lo = strtol(item, &end, 10), hi = lo;
+    if (end == item || (dash ? end != dash : *end != '\0'))
+        return tacio_fail(TACIO_EINVAL, "bad hostlist range '%s'", item);
+    if (dash) {
+        hi = strtol(dash + 1, &end, 10);
+        if (end == dash + 1 || *end || hi < lo || hi - lo > 10000000)
+            return tacio_fail(TACIO_EINVAL, "bad hostlist range '%s'", item);
+    }
+    int width = (int)((dash ? (size_t)(dash - item) : strlen(item)));
+    for (long v = lo; v <= hi; v++) {
+        char name[512];
+        snprintf(name, sizeof name, "%s%0*ld%s", prefix, width, v, rest);
+        int rc = expand_one(name, fn, ctx);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int expand_range(const char *prefix, const char *body, const char *rest,
+                        int (*fn)(const char *, void *), void *ctx)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", body);
+    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        int rc = expand_item(prefix, item, rest, fn, ctx);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int hostlist_expand(const char *list, int (*fn)(const char *name, void *ctx), void *ctx)
+{
+    size_t n = strlen(list);
+    char *buf = malloc(n + 1);
+    if (!buf)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    int depth = 0, rc = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= n && !rc; i++) {
+        char c = list[i];
+        depth += (c == '[') - (c == ']');
+        if ((c == ',' && depth == 0) || c == '\0') {
+            memcpy(buf, list + start, i - start);
+            buf[i - start] = '\0';
+            if (*buf)
+                rc = expand_one(buf, fn, ctx);
+            start = i + 1;
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+/* ---- topology.conf ---- */
+
+struct sw {
+    char *name, *nodes, *switches;
+};
+
+struct conf {
+    struct sw *sw;
+    int n;
+    struct tacio_topo *t;
+    int parent; /* vertex for the callbacks */
+    const char *path;
+};
+
+static int find_vertex(const struct tacio_topo *t, const char *name)
+{
+    for (int v = 0; v < t->nverts; v++)
+        if (!strcmp(t->vname[v], name))
+            return v;
+    return -1;
+}
+
+static char *field(char *line, const char *key)
+{
+    size_t k = strlen(key);
+    for (char *p = line; (p = strstr(p, key)); p++)
+        if ((p == line || isspace((unsigned char)p[-1])) && p[k] == '=') {
+            char *v = p + k + 1, *e = v;
+            while (*e && !isspace((unsigned char)*e))
+                e++;
+            return strndup(v, (size_t)(e - v));
+        }
+    return NULL;
+}
+
+static int read_conf(struct conf *c, FILE *f)
+{
+    char *line = malloc(LINE_MAX_LEN);
+    int lineno = 0, rc = 0;
+    while (!rc && line && fgets(line, LINE_MAX_LEN, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *name = field(line, "SwitchName");
+        if (!name) {
+            for (char *p = line; *p && !rc; p++)
+                if (!isspace((unsigned char)*p))
+                    rc = tacio_fail(TACIO_EINVAL, "%s:%d: expected 'SwitchName=S Nodes=HOSTLIST' "
+                                    "or 'SwitchName=S Switches=HOSTLIST'", c->path, lineno);
+            continue;
+        }
+        struct sw *grown = realloc(c->sw, sizeof(struct sw) * (size_t)(c->n + 1));
+        if (!grown) {
+            free(name);
+            rc = tacio_fail(TACIO_ENOMEM, "out of memory");
+            break;
+        }
+        c->sw = grown;
+        c->sw[c->n++] = (struct sw){name, field(line, "Nodes"), field(line, "Switches")};
+    }
+    free(line);
+    return line ? rc : tacio_fail(TACIO_ENOMEM, "out of memory");
+}
+
+static int add_host_cb(const char *name, void *ctx)
+{
+    struct conf *c = ctx;
+    if (find_vertex(c->t, name) >= 0)
+        return tacio_fail(TACIO_EINVAL, "%s: node '%s' appears under two switches", c->path,
+                          name);
+    int v = topo_add_host(c->t, c->parent, name);
+    return v < 0 ? v : 0;
+}
+
+static int link_switch_cb(const char *name, void *ctx)
+{
+    struct conf *c = ctx;
+    int v = find_vertex(c->t, name);
+    if (v < 0)
+        return tacio_fail(TACIO_EINVAL, "%s: switch '%s' is used but never defined", c->path,
+                          name);
+    if (c->t->parent[v] >= 0)
+        return tacio_fail(TACIO_EINVAL, "%s: switch '%s' has two parents", c->path, name);
+    c->t->parent[v] = c->parent;
+    return 0;
+}
+
+static int build_conf(struct conf *c)
+{
+    int rc = 0;
+    for (int i = 0; i < c->n && !rc; i++) {
+        if (find_vertex(c->t, c->sw[i].name) >= 0)
+            return tacio_fail(TACIO_EINVAL, "%s: switch '%s' defined twice", c->path,
+                              c->sw[i].name);
+        int v = topo_add_vertex(c->t, -1, c->sw[i].name);
+        if (v < 0)
+            rc = v;
+    }
+    for (int i = 0; i < c->n && !rc; i++) {
+        c->parent = i;
+        if (c->sw[i].nodes)
+            rc = hostlist_expand(c->sw[i].nodes, add_host_cb, c);
+        if (!rc && c->sw[i].switches)
+            rc = hostlist_expand(c->sw[i].switches, link_switch_cb, c);
+    }
+    return rc;
+}
+
+struct jobsel {
+    struct tacio_topo *t;
+    int *list, n;
+};
+
+static int job_host_cb(const char *name, void *ctx)
+{
+    struct jobsel *j = ctx;
+    int v = find_vertex(j->t, name);
+    int h = -1;
+    for (int i = 0; v >= 0 && i < j->t->nhosts; i++)
+        if (j->t->host_vert[i] == v)
+            h = i;
+    if (h < 0)
+        return tacio_fail(TACIO_EINVAL, "nodes=: '%s' is not a node of the topology", name);
+    int *grown = realloc(j->list, sizeof(int) * (size_t)(j->n + 1));
+    if (!grown)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    j->list = grown;
+    j->list[j->n++] = h;
+    return 0;
+}
+
+int topo_parse_slurm(struct tacio_topo *t, const char *path, const char *nodes)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return tacio_fail(TACIO_EIO, "cannot open Slurm topology file '%s'", path);
+    struct conf c = {.t = t, .path = path};
+    int rc = read_conf(&c, f);
+    fclose(f);
+    if (!rc && c.n == 0)
+        rc = tacio_fail(TACIO_EINVAL, "%s: no SwitchName lines", path);
+    if (!rc)
+        rc = build_conf(&c);
+    for (int i = 0; i < c.n; i++) {
+        free(c.sw[i].name);
+        free(c.sw[i].nodes);
+        free(c.sw[i].switches);
+    }
+    free(c.sw);
+    if (!rc && nodes) {
+        /* the tree must be complete before names resolve to hosts */
+        struct jobsel j = {t, NULL, 0};
+        rc = hostlist_expand(nodes, job_host_cb, &j);
+        t->job_hosts = j.list;
+        t->njob_hosts = j.n;
+    }
+    return rc;
+}
+
+/* ---- dist: explicit rank distances; ranks at distance <= 1 share a host ---- */
+
+static int read_matrix_row(char *line, int64_t **vals, int *n)
+{
+    char *save = NULL;
+    for (char *tok = strtok_r(line, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
+        int64_t v;
+        if (parse_i64(tok, &v) || v < 0)
+            return TACIO_EINVAL;
+        if ((*n & (*n - 1)) == 0) {
+            int64_t *g = realloc(*vals, sizeof(int64_t) * (size_t)(*n ? 2 * *n : 1));
+            if (!g)
+                return TACIO_ENOMEM;
+            *vals = g;
+        }
+        (*vals)[(*n)++] = v;
+    }
+    return 0;
+}
+
+/* Read whitespace-separated rows of non-negative integers, '#' comments. */
+int read_int_matrix(const char *path, int64_t **out, int *rows, int *cols)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return tacio_fail(TACIO_EIO, "cannot open matrix file '%s'", path);
+    char *line = malloc(LINE_MAX_LEN);
+    int64_t *vals = NULL;
+    int n = 0, r = 0, c = -1, lineno = 0, rc = line ? 0 : TACIO_ENOMEM;
+    while (!rc && fgets(line, LINE_MAX_LEN, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        int before = n;
+        if ((rc = read_matrix_row(line, &vals, &n)))
+            rc = tacio_fail(rc, "%s:%d: expected non-negative integers", path, lineno);
+        else if (n > before && c >= 0 && n - before != c)
+            rc = tacio_fail(TACIO_EINVAL, "%s:%d: row has %d values, earlier rows %d", path,
+                            lineno, n - before, c);
+        else if (n > before) {
+            c = n - before;
+            r++;
+        }
+    }
+    fclose(f);
+    free(line);
+    if (!rc && r == 0)
+        rc = tacio_fail(TACIO_EINVAL, "%s: no matrix rows", path);
+    if (rc) {
+        free(vals);
+        return rc;
+    }
+    *out = vals;
+    *rows = r;
+    *cols = c;
+    return 0;
+}
+
+static int group_hosts(struct tacio_topo *t)
+{
+    int n = t->dist_n;
+    t->rank_host = malloc(sizeof(int) * (size_t)n);
+    if (!t->rank_host)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    t->nhosts = 0;
+    for (int i = 0; i < n; i++) {
+        t->rank_host[i] = -1;
+        for (int j = 0; j < i && t->rank_host[i] < 0; j++)
+            if (t->dist[(int64_t)i * n + j] <= 1)
+                t->rank_host[i] = t->rank_host[j];
+        if (t->rank_host[i] < 0)
+            t->rank_host[i] = t->nhosts++;
+    }
+    t->cores = n;
+    return 0;
+}
+
+int topo_parse_dist(struct tacio_topo *t, const char *path)
+{
+    int rows, cols;
+    int rc = read_int_matrix(path, &t->dist, &rows, &cols);
+    if (rc)
+        return rc;
+    if (rows != cols)
+        return tacio_fail(TACIO_EINVAL, "%s: distance matrix is %d x %d; expected square", path,
+                          rows, cols);
+    t->dist_n = rows;
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < rows; j++)
+            if (t->dist[(int64_t)i * rows + j] != t->dist[(int64_t)j * rows + i] ||
+                (i == j && t->dist[(int64_t)i * rows + j] != 0))
+                return tacio_fail(TACIO_EINVAL,
+                                  "%s: D[%d][%d] breaks symmetry or a zero diagonal; expected "
+                                  "a symmetric matrix with zero diagonal",
+                                  path, i, j);
+    return group_hosts(t);
+}

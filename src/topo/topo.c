@@ -1,0 +1,356 @@
+#include "topo.h"
+
+#include "../plan/util.h"
+
+#include <math.h>
+#include <string.h>
+
+#define TREE_FORM "tree:racks=R,nodes=N,cores=C"
+#define FLAT_FORM "flat:nodes=N,cores=C"
+#define FAT_FORM "fattree:k=K,cores=C (K even: K pods of K/2 edge switches of K/2 hosts)"
+#define SLURM_FORM "slurm:TOPOLOGY_CONF[,nodes=HOSTLIST][,cores=C]"
+#define TOPO_FORMS TREE_FORM ", " FAT_FORM ", " FLAT_FORM ", " SLURM_FORM " or dist:FILE"
+
+struct tacio_topo *topo_alloc(void) { return xcalloc(1, sizeof(struct tacio_topo)); }
+
+static int grow(void **arr, size_t elem, int n)
+{
+    /* capacity doubles at powers of two, so growth is amortised O(1) */
+    if (n & (n - 1))
+        return 0;
+    void *p = realloc(*arr, elem * (size_t)(n ? 2 * n : 1));
+    if (!p)
+        return tacio_fail(TACIO_ENOMEM, "out of memory building the topology");
+    *arr = p;
+    return 0;
+}
+
+int topo_add_vertex(struct tacio_topo *t, int parent, const char *name)
+{
+    int n = t->nverts;
+    if (grow((void **)&t->parent, sizeof(int), n) || grow((void **)&t->vname, sizeof(char *), n))
+        return TACIO_ENOMEM;
+    t->parent[n] = parent;
+    t->vname[n] = strdup(name);
+    if (!t->vname[n])
+        return tacio_fail(TACIO_ENOMEM, "out of memory building the topology");
+    t->nverts++;
+    return n;
+}
+
+int topo_add_host(struct tacio_topo *t, int parent, const char *name)
+{
+    int v = topo_add_vertex(t, parent, name);
+    if (v < 0)
+        return v;
+    if (grow((void **)&t->host_vert, sizeof(int), t->nhosts))
+        return TACIO_ENOMEM;
+    t->host_vert[t->nhosts++] = v;
+    return v;
+}
+
+static int compute_depths(struct tacio_topo *t)
+{
+    for (int v = 0; v < t->nverts; v++) {
+        int d = 0;
+        for (int u = t->parent[v]; u >= 0; u = t->parent[u])
+            if (++d > t->nverts)
+                return tacio_fail(TACIO_EINVAL, "the switch tree has a cycle at '%s'",
+                                  t->vname[v]);
+        t->depth[v] = d;
+    }
+    return 0;
+}
+
+int topo_finish_tree(struct tacio_topo *t)
+{
+    int n = t->nverts;
+    t->depth = xcalloc(n, sizeof(int));
+    t->first_child = malloc(sizeof(int) * (n ? n : 1));
+    t->next_sibling = malloc(sizeof(int) * (n ? n : 1));
+    if (!t->depth || !t->first_child || !t->next_sibling)
+        return tacio_fail(TACIO_ENOMEM, "out of memory building the topology");
+    int roots = 0;
+    for (int v = 0; v < n; v++) {
+        t->first_child[v] = t->next_sibling[v] = -1;
+        roots += t->parent[v] < 0;
+    }
+    if (roots != 1)
+        return tacio_fail(TACIO_EINVAL, "the switch tree has %d roots; expected one top switch",
+                          roots);
+    for (int v = n - 1; v >= 0; v--)
+        if (t->parent[v] >= 0) {
+            t->next_sibling[v] = t->first_child[t->parent[v]];
+            t->first_child[t->parent[v]] = v;
+        }
+    int rc = compute_depths(t);
+    if (rc)
+        return rc;
+    if (t->nhosts == 0)
+        return tacio_fail(TACIO_EINVAL, "the topology has no hosts");
+    t->host_depth = t->depth[t->host_vert[0]];
+    t->uniform_depth = true;
+    for (int h = 1; h < t->nhosts; h++)
+        if (t->depth[t->host_vert[h]] != t->host_depth)
+            t->uniform_depth = false;
+    return 0;
+}
+
+int topo_lca(const struct tacio_topo *t, int a, int b)
+{
+    while (t->depth[a] > t->depth[b])
+        a = t->parent[a];
+    while (t->depth[b] > t->depth[a])
+        b = t->parent[b];
+    while (a != b) {
+        a = t->parent[a];
+        b = t->parent[b];
+    }
+    return a;
+}
+
+int64_t topo_host_hops(const struct tacio_topo *t, int ha, int hb)
+{
+    if (ha == hb)
+        return 0;
+    int a = t->host_vert[ha], b = t->host_vert[hb];
+    return t->depth[a] + t->depth[b] - 2 * t->depth[topo_lca(t, a, b)];
+}
+
+int64_t topo_rank_dist(const struct tacio_topo *t, int i, int j)
+{
+    if (t->dist)
+        return t->dist[(int64_t)i * t->dist_n + j];
+    if (i == j)
+        return 0;
+    int hi = t->rank_host[i], hj = t->rank_host[j];
+    return hi == hj ? 1 : topo_host_hops(t, hi, hj);
+}
+
+int64_t topo_vertex_delta(const struct tacio_topo *t, int v)
+{
+    int levels = t->host_depth - t->depth[v];
+    return levels == 0 ? 1 : 2 * (int64_t)levels;
+}
+
+static int build_tree_spec(struct tacio_topo *t, int64_t racks, int64_t nodes)
+{
+    char name[64];
+    int root = topo_add_vertex(t, -1, "top");
+    if (root < 0)
+        return root;
+    for (int64_t r = 0; r < racks; r++) {
+        int sw = root;
+        if (racks > 1) {
+            snprintf(name, sizeof name, "s%lld", (long long)r);
+            if ((sw = topo_add_vertex(t, root, name)) < 0)
+                return sw;
+        }
+        for (int64_t n = 0; n < nodes; n++) {
+            snprintf(name, sizeof name, "n%lld", (long long)(r * nodes + n));
+            int rc = topo_add_host(t, sw, name);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int parse_tree(struct tacio_topo *t, struct spec *s, bool flat)
+{
+    const char *form = flat ? FLAT_FORM : TREE_FORM;
+    int64_t racks = 1, nodes, cores;
+    int rc = 0;
+    if (!flat)
+        rc = spec_get_i64(s, "racks", 1, 1, &racks, form);
+    if (rc || (rc = spec_get_i64(s, "nodes", 1, 1, &nodes, form)) ||
+        (rc = spec_get_i64(s, "cores", 1, 1, &cores, form)) || (rc = spec_check_unused(s, form)))
+        return rc;
+    if (racks * nodes > 10000000 || cores > 1000000)
+        return tacio_fail(TACIO_ERANGE, "topology too large; expected %s", form);
+    t->cores = (int)cores;
+    /* A single rack is a single switch: the tree collapses to flat. */
+    return build_tree_spec(t, racks, nodes);
+}
+
+static int parse_fattree(struct tacio_topo *t, struct spec *s)
+{
+    int64_t k, cores;
+    int rc;
+    if ((rc = spec_get_i64(s, "k", 4, 2, &k, FAT_FORM)) ||
+        (rc = spec_get_i64(s, "cores", 1, 1, &cores, FAT_FORM)) ||
+        (rc = spec_check_unused(s, FAT_FORM)))
+        return rc;
+    if (k % 2 || k > 256)
+        return tacio_fail(TACIO_EINVAL, "fattree k=%lld must be even and <= 256; expected %s",
+                          (long long)k, FAT_FORM);
+    t->cores = (int)cores;
+    char name[64];
+    int root = topo_add_vertex(t, -1, "core");
+    for (int64_t p = 0; p < k && root >= 0; p++) {
+        snprintf(name, sizeof name, "pod%lld", (long long)p);
+        int pod = topo_add_vertex(t, root, name);
+        for (int64_t e = 0; e < k / 2 && pod >= 0; e++) {
+            snprintf(name, sizeof name, "edge%lld", (long long)(p * k / 2 + e));
+            int edge = topo_add_vertex(t, pod, name);
+            for (int64_t h = 0; h < k / 2 && edge >= 0; h++) {
+                snprintf(name, sizeof name, "n%lld", (long long)((p * k / 2 + e) * k / 2 + h));
+                if ((rc = topo_add_host(t, edge, name)) < 0)
+                    return rc;
+            }
+        }
+    }
+    return root < 0 ? root : 0;
+}
+
+static int parse_slurm_spec(struct tacio_topo *t, struct spec *s)
+{
+    int64_t cores;
+    int rc;
+    if (!s->arg)
+        return tacio_fail(TACIO_EINVAL, "slurm: needs a file; expected %s", SLURM_FORM);
+    const char *nodes = spec_get(s, "nodes");
+    if ((rc = spec_get_i64(s, "cores", 1, 1, &cores, SLURM_FORM)) ||
+        (rc = spec_check_unused(s, SLURM_FORM)))
+        return rc;
+    t->cores = (int)cores;
+    return topo_parse_slurm(t, s->arg, nodes);
+}
+
+static int parse_by_kind(struct tacio_topo *t, struct spec *s)
+{
+    if (!strcmp(s->name, "tree"))
+        return parse_tree(t, s, false);
+    if (!strcmp(s->name, "flat"))
+        return parse_tree(t, s, true);
+    if (!strcmp(s->name, "fattree"))
+        return parse_fattree(t, s);
+    if (!strcmp(s->name, "slurm"))
+        return parse_slurm_spec(t, s);
+    if (!strcmp(s->name, "dist")) {
+        if (!s->arg || s->nkv)
+            return tacio_fail(TACIO_EINVAL, "expected dist:FILE");
+        return topo_parse_dist(t, s->arg);
+    }
+    return tacio_fail(TACIO_EINVAL, "unknown topology '%s'; expected %s", s->name, TOPO_FORMS);
+}
+
+int tacio_topo_parse(const char *text, struct tacio_topo **out)
+{
+    struct spec s;
+    *out = NULL;
+    int rc = spec_parse(text, &s);
+    if (rc)
+        return rc;
+    struct tacio_topo *t = topo_alloc();
+    if (!t) {
+        spec_free(&s);
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    }
+    rc = parse_by_kind(t, &s);
+    if (!rc && !t->dist)
+        rc = topo_finish_tree(t);
+    spec_free(&s);
+    if (rc) {
+        tacio_topo_free(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+void tacio_topo_free(struct tacio_topo *t)
+{
+    if (!t)
+        return;
+    for (int v = 0; v < t->nverts; v++)
+        free(t->vname[v]);
+    free(t->vname);
+    free(t->parent);
+    free(t->depth);
+    free(t->first_child);
+    free(t->next_sibling);
+    free(t->host_vert);
+    free(t->job_hosts);
+    free(t->dist);
+    free(t->rank_host);
+    free(t->rank_local);
+    free(t->used_hosts);
+    free(t->host_order);
+    free(t->mem_free);
+    free(t);
+}
+
+/* ---- memory per host ---- */
+
+#define MEM_FORM "BYTES, normal:mean=M,sd=S,seed=K or file:PATH"
+
+static int memory_normal(struct tacio_topo *t, struct spec *s)
+{
+    int64_t mean, sd, seed;
+    int rc;
+    if ((rc = spec_get_size(s, "mean", 0, 0, &mean, MEM_FORM)) ||
+        (rc = spec_get_size(s, "sd", 0, 0, &sd, MEM_FORM)) ||
+        (rc = spec_get_i64(s, "seed", 1, 0, &seed, MEM_FORM)) || (rc = spec_check_unused(s, MEM_FORM)))
+        return rc;
+    uint64_t st = (uint64_t)seed;
+    for (int h = 0; h < t->nhosts; h++) {
+        /* Box-Muller; the paper draws aggregation buffers from a normal law */
+        double u1 = rng_uniform(&st), u2 = rng_uniform(&st);
+        double z = sqrt(-2.0 * log(u1 > 0 ? u1 : 1e-300)) * cos(2 * M_PI * u2);
+        t->mem_free[h] = max64(0, (int64_t)llround((double)mean + z * (double)sd));
+    }
+    return 0;
+}
+
+static int memory_file(struct tacio_topo *t, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return tacio_fail(TACIO_EIO, "cannot open memory file '%s'", path);
+    char line[256];
+    int lineno = 0, rc = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        long long h;
+        char size[64], extra;
+        int n = sscanf(line, "%lld %63s %c", &h, size, &extra);
+        if (n <= 0)
+            continue;
+        int64_t bytes;
+        if (n != 2 || parse_size(size, &bytes) || h < 0 || h >= t->nhosts)
+            rc = tacio_fail(TACIO_EINVAL, "%s:%d: expected 'HOST_INDEX BYTES' with host < %d",
+                            path, lineno, t->nhosts);
+        else
+            t->mem_free[h] = bytes;
+    }
+    fclose(f);
+    return rc;
+}
+
+int tacio_topo_set_memory(struct tacio_topo *t, const char *text)
+{
+    if (!t->mem_free && !(t->mem_free = xcalloc(t->nhosts, sizeof(int64_t))))
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    int64_t bytes;
+    if (parse_size(text, &bytes) == 0) {
+        for (int h = 0; h < t->nhosts; h++)
+            t->mem_free[h] = bytes;
+        return 0;
+    }
+    struct spec s;
+    int rc = spec_parse(text, &s);
+    if (rc)
+        return rc;
+    if (!strcmp(s.name, "normal"))
+        rc = memory_normal(t, &s);
+    else if (!strcmp(s.name, "file") && s.arg)
+        rc = memory_file(t, s.arg);
+    else
+        rc = tacio_fail(TACIO_EINVAL, "bad memory spec '%s'; expected %s", text, MEM_FORM);
+    spec_free(&s);
+    return rc;
+}

@@ -1,0 +1,72 @@
+/* Topology model: ranks -> hosts -> switch tree (or an explicit distance
+ * matrix). Distances follow the TATP paper: same rank 0, same host 1,
+ * otherwise the number of network hops between the two hosts. */
+#ifndef TACIO_TOPO_H
+#define TACIO_TOPO_H
+
+#include "tacio_plan.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct tacio_topo {
+    /* Tree vertices: switches and hosts. parent[root] = -1. The edge from a
+     * vertex to its parent is "link v"; link loads are indexed by v. */
+    int nverts;
+    int *parent;
+    int *depth;
+    int *first_child, *next_sibling; /* child lists, in insertion order */
+    char **vname;                    /* switch/host names, for messages */
+    bool uniform_depth;              /* all hosts at one depth: hops depend on the LCA only */
+    int host_depth;
+
+    int nhosts;       /* hosts of the cluster, in cluster order */
+    int *host_vert;   /* host index -> vertex */
+    int cores;        /* ranks a host can take */
+    int *job_hosts;   /* candidate hosts for the job (slurm nodes=), NULL: all */
+    int njob_hosts;
+
+    /* dist: topologies: explicit rank x rank distances, no tree. */
+    int64_t *dist;
+    int dist_n;
+
+    /* Placement of the job (tacio_topo_place). */
+    int nprocs;
+    int *rank_host;    /* rank -> host index */
+    int *rank_local;   /* rank's position among its host's ranks */
+    int nused_hosts;   /* hosts with at least one rank */
+    int *used_hosts;   /* in order of their lowest rank */
+    int *host_order;   /* host index -> position in used_hosts, -1 if unused */
+
+    int64_t *mem_free; /* per host, bytes free for aggregation buffers */
+};
+
+/* Tree construction (used by the spec parsers). */
+int topo_add_vertex(struct tacio_topo *t, int parent, const char *name);
+int topo_add_host(struct tacio_topo *t, int parent, const char *name);
+int topo_finish_tree(struct tacio_topo *t);
+struct tacio_topo *topo_alloc(void);
+
+int topo_parse_slurm(struct tacio_topo *t, const char *path, const char *nodes);
+int topo_parse_dist(struct tacio_topo *t, const char *path);
+/* Whitespace-separated rows of non-negative integers, '#' comments. */
+int read_int_matrix(const char *path, int64_t **out, int *rows, int *cols);
+/* Expand a Slurm hostlist ("n[01-03,07],login") calling fn for each name. */
+int hostlist_expand(const char *list, int (*fn)(const char *name, void *ctx), void *ctx);
+
+static inline bool topo_has_tree(const struct tacio_topo *t) { return t->dist == NULL; }
+
+/* Ranks of each host in increasing order: host h has ranks[ptr[h] .. ptr[h+1]). */
+int topo_host_ranks(const struct tacio_topo *t, int **ptr, int **ranks);
+
+/* Lowest common ancestor of two vertices. */
+int topo_lca(const struct tacio_topo *t, int a, int b);
+/* Network hops between two hosts (0 for the same host). */
+int64_t topo_host_hops(const struct tacio_topo *t, int ha, int hb);
+/* Rank distance D[i][j]. */
+int64_t topo_rank_dist(const struct tacio_topo *t, int i, int j);
+/* Distance between ranks whose lowest common tree vertex is v (uniform depth
+ * only): 1 for a host, 2 * levels above the hosts for a switch. */
+int64_t topo_vertex_delta(const struct tacio_topo *t, int v);
+
+#endif

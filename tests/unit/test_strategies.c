@@ -1,0 +1,244 @@
+/* Strategies end to end through the public planning API. */
+#include "check.h"
+#include "plan/strategy.h"
+
+#include <string.h>
+
+struct job {
+    struct tacio_topo *t;
+    struct tacio_pattern *p;
+    struct tacio_hints *h;
+};
+
+static struct job job(const char *pattern, int procs, const char *topo, const char *place)
+{
+    struct job j = {0};
+    CHECK_EQ(tacio_topo_parse(topo, &j.t), 0);
+    int n = procs ? procs : j.t && j.t->dist ? j.t->dist_n : 0;
+    CHECK_EQ(tacio_pattern_parse(pattern, n, &j.p), 0);
+    CHECK_EQ(tacio_topo_place(j.t, place, j.p->nprocs), 0);
+    CHECK_EQ(tacio_hints_new(&j.h), 0);
+    return j;
+}
+
+static void job_free(struct job *j)
+{
+    tacio_topo_free(j->t);
+    tacio_pattern_free(j->p);
+    tacio_hints_free(j->h);
+}
+
+static struct tacio_plan *plan(struct job *j, const char *strategy)
+{
+    struct tacio_plan *p = NULL;
+    CHECK_EQ(tacio_hints_set(j->h, "tacio_strategy", strategy), 0);
+    int rc = tacio_plan_compute(j->p, j->t, j->h, &p);
+    if (rc)
+        fprintf(stderr, "plan %s: %s\n", strategy, tacio_last_error());
+    CHECK_EQ(rc, 0);
+    return p;
+}
+
+static void check_tatp_example(const char *topo)
+{
+    char pat[4096];
+    snprintf(pat, sizeof pat, "matrix:%s", data_path("tatp_c.txt"));
+    struct job j = job(pat, 0, topo, "block");
+    struct tacio_plan *r = plan(&j, "romio"), *t = plan(&j, "tatp"), *l = plan(&j, "latp");
+    CHECK_EQ(r->m.hop_bytes, 53);
+    CHECK(r->agg[0] == 0 && r->agg[1] == 2 && r->agg[2] == 4);
+    CHECK_EQ(t->m.hop_bytes, 40);
+    CHECK_EQ(t->lap_cost, 40);
+    CHECK(t->agg[0] == 2 && t->agg[1] == 4 && (t->agg[2] == 3 || t->agg[2] == 5));
+    /* LATP moves the fewest bytes: 12 of 24 here */
+    CHECK_EQ(l->m.shuffle_bytes, 12);
+    CHECK(l->m.shuffle_bytes <= r->m.shuffle_bytes && l->m.shuffle_bytes <= t->m.shuffle_bytes);
+    tacio_plan_free(r);
+    tacio_plan_free(t);
+    tacio_plan_free(l);
+    job_free(&j);
+}
+
+static void test_tatp_example(void)
+{
+    char topo[4096];
+    snprintf(topo, sizeof topo, "dist:%s", data_path("tatp_d.txt"));
+    check_tatp_example(topo); /* dense LAP */
+    snprintf(topo, sizeof topo, "slurm:%s,cores=2", data_path("tatp_topology.conf"));
+    check_tatp_example(topo); /* min-cost flow on the tree */
+}
+
+static void test_flow_equals_dense_on_patterns(void)
+{
+    const char *pats[][2] = {{"cube:n=24", "27"}, {"btio:n=20", "16"}, {"collperf:n=16", "12"},
+                             {"ior:block=64k,transfer=16k,segments=4", "24"},
+                             {"mesh:elems=20000,seed=2", "20"}};
+    for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
+        struct job j = job(pats[i][0], atoi(pats[i][1]), "tree:racks=3,nodes=4,cores=4",
+                           "scatter:seed=4");
+        CHECK_EQ(tacio_hints_set(j.h, "cb_config_list", "*:2"), 0);
+        struct tacio_plan *f = plan(&j, "tatp"), *r = plan(&j, "romio");
+        CHECK_EQ(tacio_hints_set(j.h, "tacio_solver", "dense"), 0);
+        struct tacio_plan *d = plan(&j, "tatp");
+        CHECK_EQ(f->m.hop_bytes, d->m.hop_bytes);
+        CHECK(f->m.hop_bytes <= r->m.hop_bytes);
+        CHECK(strstr(f->detail, "flow") && strstr(d->detail, "dense"));
+        CHECK_EQ(f->m.total_bytes, r->m.total_bytes);
+        tacio_plan_free(f);
+        tacio_plan_free(d);
+        tacio_plan_free(r);
+        job_free(&j);
+    }
+}
+
+/* Host 0 has no free memory, one aggregator per host: leaves remerge as the
+ * paper's rules say (worked out in the comments). */
+static void test_mccio_remerge(void)
+{
+    struct job j = job("ior:block=4m,transfer=1m,segments=1", 8, "flat:nodes=4,cores=2", "block");
+    CHECK_EQ(tacio_topo_set_memory(j.t, "1g"), 0);
+    j.t->mem_free[0] = 0;
+    CHECK_EQ(tacio_hints_set(j.h, "tacio_msg_ind", "4m"), 0);
+    struct tacio_plan *p = plan(&j, "mccio");
+    /* leaves of 4m, one per rank; ranks 0,1 (host 0) cannot host: their
+     * leaves pass to rank 2's leaf; rank 3's leaf finds host 1 full and
+     * merges into rank 2's; likewise 5 into 4 and 7 into 6. */
+    CHECK_EQ(p->part.n, 3);
+    if (p->part.n == 3) {
+        CHECK_EQ(p->part.fd[0].start, 0);
+        CHECK_EQ(p->part.fd[0].end, 16 << 20);
+        CHECK_EQ(p->agg[0], 2);
+        CHECK_EQ(p->agg[1], 4);
+        CHECK_EQ(p->agg[2], 6);
+        CHECK_EQ(p->part.fd[2].end, 32 << 20);
+    }
+    CHECK_EQ(p->mem_shortfall, 0);
+    tacio_plan_free(p);
+
+    /* two aggregators per host: every leaf off host 0 keeps its own */
+    CHECK_EQ(tacio_hints_set(j.h, "tacio_aggs_per_host", "2"), 0);
+    p = plan(&j, "mccio");
+    CHECK_EQ(p->part.n, 6);
+    CHECK_EQ(p->agg[0], 2);
+    CHECK_EQ(p->agg[1], 3);
+    tacio_plan_free(p);
+
+    /* no host qualifies anywhere: each group's last leaf takes the best host */
+    for (int h = 0; h < 4; h++)
+        j.t->mem_free[h] = 1 << 20;
+    p = plan(&j, "mccio");
+    CHECK_EQ(p->part.n, 1);
+    CHECK_EQ(p->mem_shortfall, 1);
+    tacio_plan_free(p);
+    job_free(&j);
+}
+
+static void test_mccio_groups(void)
+{
+    /* IOR with one segment: each host's data is contiguous, so groups can cut
+     * between hosts; with msg_group 8m every group is one host's 8m. */
+    struct job j = job("ior:block=4m,transfer=1m,segments=1", 8, "flat:nodes=4,cores=2", "block");
+    CHECK_EQ(tacio_hints_set(j.h, "tacio_msg_group", "8m"), 0);
+    CHECK_EQ(tacio_hints_set(j.h, "tacio_msg_ind", "16m"), 0);
+    struct tacio_plan *p = plan(&j, "mccio");
+    CHECK_EQ(p->part.n, 4);
+    for (int k = 0; k < p->part.n; k++) {
+        CHECK_EQ(p->part.fd[k].end - p->part.fd[k].start, 8 << 20);
+        CHECK_EQ(j.t->rank_host[p->agg[k]], k); /* aggregator on the data's host */
+    }
+    CHECK_EQ(p->m.offnode_bytes, 0);
+    tacio_plan_free(p);
+    job_free(&j);
+}
+
+static void test_tsujita_order(void)
+{
+    struct job j = job("ior:block=1m,transfer=1m,segments=8", 8, "flat:nodes=4,cores=2", "block");
+    CHECK_EQ(tacio_hints_set(j.h, "striping_unit", "512k"), 0);
+    CHECK_EQ(tacio_hints_set(j.h, "cb_nodes", "4"), 0);
+    struct tacio_plan *t = plan(&j, "tsujita"), *l = plan(&j, "lustre");
+    CHECK(t->order != NULL);
+    CHECK_EQ(t->m.max_step_fanin, 1);
+    CHECK_EQ(l->m.max_step_fanin, 3);
+    for (int k = 0; k < t->part.n; k++) { /* aggregator k on host k; first remote sender on k+1 */
+        int ha = j.t->rank_host[t->agg[k]];
+        CHECK_EQ(ha, k);
+        for (int64_t i = t->order_ptr[k]; i < t->order_ptr[k + 1]; i++) {
+            int h = j.t->rank_host[t->order[i]];
+            if (h != ha) {
+                CHECK_EQ(h, (ha + 1) % 4);
+                break;
+            }
+        }
+    }
+    tacio_plan_free(t);
+    tacio_plan_free(l);
+    job_free(&j);
+}
+
+static void test_auto(void)
+{
+    struct job j = job("cube:n=32", 64, "tree:racks=2,nodes=8,cores=8", "scatter:seed=2");
+    struct tacio_plan *a = plan(&j, "auto");
+    CHECK(strncmp(a->detail, "chose ", 6) == 0);
+    const char *names[] = {"romio", "tatp", "tsujita", "mccio"};
+    for (int i = 0; i < 4; i++) {
+        struct tacio_plan *p = plan(&j, names[i]);
+        CHECK(a->m.model_seconds <= p->m.model_seconds);
+        tacio_plan_free(p);
+    }
+    tacio_plan_free(a);
+    job_free(&j);
+}
+
+static void test_hints(void)
+{
+    struct tacio_hints *h;
+    tacio_hints_new(&h);
+    const char *bad[][2] = {{"tacio_strategy", "fastest"}, {"cb_buffer_size", "0"},
+                            {"cb_config_list", "node1:2"}, {"cb_nodes", "abc"},
+                            {"tacio_solver", "simplex"},   {"tacio_frobnicate", "1"},
+                            {"no_such_hint", "1"},         {"striping_unit", "-4"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(tacio_hints_set(h, bad[i][0], bad[i][1]) < 0);
+        CHECK(strstr(tacio_last_error(), bad[i][0]) != NULL ||
+              strstr(tacio_last_error(), bad[i][1]) != NULL);
+    }
+    CHECK_EQ(tacio_hints_set(h, "romio_cb_write", "enable"), 0); /* ROMIO's, passed through */
+    CHECK_EQ(tacio_hints_set(h, "cb_buffer_size", "4m"), 0);
+    CHECK_EQ(h->cb_buffer_size, 4 << 20);
+    tacio_hints_free(h);
+
+    /* cb_nodes above the rank count is clamped, as ROMIO does */
+    struct job j = job("cube:n=8", 8, "flat:nodes=4,cores=2", "block");
+    CHECK_EQ(tacio_hints_set(j.h, "cb_nodes", "100"), 0);
+    struct tacio_plan *p = plan(&j, "romio");
+    CHECK_EQ(p->m.naggs, 4);
+    tacio_plan_free(p);
+    CHECK_EQ(tacio_hints_set(j.h, "cb_config_list", "*:*"), 0);
+    p = plan(&j, "romio");
+    CHECK_EQ(p->m.naggs, 8);
+    tacio_plan_free(p);
+    job_free(&j);
+
+    /* a pattern for another rank count than the placed job */
+    struct job k = job("cube:n=8", 8, "flat:nodes=4,cores=2", "block");
+    tacio_pattern_free(k.p);
+    CHECK_EQ(tacio_pattern_parse("cube:n=8", 27, &k.p), 0);
+    CHECK_EQ(tacio_plan_compute(k.p, k.t, k.h, &p), TACIO_EINVAL);
+    job_free(&k);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        check_set_data_dir(argv[1]);
+    test_tatp_example();
+    test_flow_equals_dense_on_patterns();
+    test_mccio_remerge();
+    test_mccio_groups();
+    test_tsujita_order();
+    test_auto();
+    test_hints();
+    return check_report("test_strategies");
+}

@@ -1,0 +1,319 @@
+/* The tacio command: plan and compare collective I/O strategies without MPI. */
+#include "../src/plan/strategy.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define EXIT_BAD_INPUT 2
+#define MAX_HINTS 64
+#define MAX_FDS_SHOWN 32
+#define MAX_COST_CELLS 20000
+
+static const char usage[] =
+    "usage: tacio plan    --pattern P [--procs N] --topology T [--placement X]\n"
+    "                     [--strategy S] [--hint k=v]... [--memory M] [--json] [--show-cost]\n"
+    "       tacio compare --pattern P [--procs N] --topology T [--placement X]\n"
+    "                     [--strategies S1,S2,...] [--hint k=v]... [--memory M] [--json]\n"
+    "patterns:   cube:n=N[,elem=8]  btio:n=N  collperf:n=N  ior:block=B,transfer=T,segments=S\n"
+    "            mesh:elems=E[,seed=S]  extents:FILE  matrix:FILE\n"
+    "topologies: tree:racks=R,nodes=N,cores=C  fattree:k=K,cores=C  flat:nodes=N,cores=C\n"
+    "            slurm:TOPOLOGY_CONF[,nodes=HOSTLIST][,cores=C]  dist:FILE\n"
+    "placement:  block | cyclic | scatter:seed=S\n"
+    "memory:     BYTES | normal:mean=M,sd=S,seed=K | file:PATH   (free memory per host)\n"
+    "strategies: romio lustre latp tatp mccio tsujita auto\n";
+
+struct options {
+    const char *cmd, *pattern, *topology, *placement, *strategy, *strategies, *memory;
+    int procs;
+    bool json, show_cost;
+    int nhints;
+    const char *hint_key[MAX_HINTS];
+    char *hint_val[MAX_HINTS];
+};
+
+static int bad_input(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tacio: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_BAD_INPUT;
+}
+
+static int fail(int rc) { return bad_input("%s (%s)", tacio_last_error(), tacio_strerror(rc)); }
+
+static int add_hint(struct options *o, char *kv)
+{
+    char *eq = strchr(kv, '=');
+    if (!eq || eq == kv)
+        return bad_input("--hint %s: expected key=value", kv);
+    if (o->nhints == MAX_HINTS)
+        return bad_input("more than %d hints", MAX_HINTS);
+    *eq = '\0';
+    o->hint_key[o->nhints] = kv;
+    o->hint_val[o->nhints++] = eq + 1;
+    return 0;
+}
+
+static int parse_value_opt(struct options *o, const char *name, char *val)
+{
+    if (!strcmp(name, "--pattern"))
+        o->pattern = val;
+    else if (!strcmp(name, "--topology"))
+        o->topology = val;
+    else if (!strcmp(name, "--placement"))
+        o->placement = val;
+    else if (!strcmp(name, "--strategy"))
+        o->strategy = val;
+    else if (!strcmp(name, "--strategies"))
+        o->strategies = val;
+    else if (!strcmp(name, "--memory"))
+        o->memory = val;
+    else if (!strcmp(name, "--hint"))
+        return add_hint(o, val);
+    else if (!strcmp(name, "--procs")) {
+        int64_t n;
+        if (parse_i64(val, &n) || n < 1 || n > 100000000)
+            return bad_input("--procs %s: expected a rank count from 1 to 1e8", val);
+        o->procs = (int)n;
+    } else
+        return bad_input("unknown option '%s'\n%s", name, usage);
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+    if (argc < 2 || (strcmp(argv[1], "plan") && strcmp(argv[1], "compare")))
+        return bad_input("expected a command, plan or compare\n%s", usage);
+    o->cmd = argv[1];
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            o->json = true;
+        else if (!strcmp(argv[i], "--show-cost"))
+            o->show_cost = true;
+        else if (i + 1 >= argc)
+            return bad_input("%s needs a value\n%s", argv[i], usage);
+        else {
+            int rc = parse_value_opt(o, argv[i], argv[i + 1]);
+            if (rc)
+                return rc;
+            i++;
+        }
+    }
+    if (!o->pattern || !o->topology)
+        return bad_input("--pattern and --topology are required\n%s", usage);
+    return 0;
+}
+
+struct job {
+    struct tacio_topo *topo;
+    struct tacio_pattern *pat;
+    struct tacio_hints *hints;
+};
+
+static void job_free(struct job *j)
+{
+    tacio_topo_free(j->topo);
+    tacio_pattern_free(j->pat);
+    tacio_hints_free(j->hints);
+}
+
+static int apply_hints(const struct options *o, struct tacio_hints *h)
+{
+    int rc = 0;
+    for (int i = 0; !rc && i < o->nhints; i++)
+        rc = tacio_hints_set(h, o->hint_key[i], o->hint_val[i]);
+    if (!rc && o->strategy)
+        rc = tacio_hints_set(h, "tacio_strategy", o->strategy);
+    return rc;
+}
+
+static int setup_job(const struct options *o, struct job *j)
+{
+    int rc = tacio_topo_parse(o->topology, &j->topo);
+    if (rc)
+        return rc;
+    int procs = o->procs ? o->procs : j->topo->dist ? j->topo->dist_n : 0;
+    if ((rc = tacio_pattern_parse(o->pattern, procs, &j->pat)))
+        return rc;
+    if ((rc = tacio_topo_place(j->topo, o->placement, tacio_pattern_nprocs(j->pat))))
+        return rc;
+    if (o->memory && (rc = tacio_topo_set_memory(j->topo, o->memory)))
+        return rc;
+    if ((rc = tacio_hints_new(&j->hints)))
+        return rc;
+    return apply_hints(o, j->hints);
+}
+
+/* ---- plan ---- */
+
+static void print_fds(const struct job *j, const struct tacio_plan *p)
+{
+    struct partition const *part = &p->part;
+    printf("file domains: %d\n  %5s %16s %16s %10s %6s %5s\n", part->n, "fd", "start", "end",
+           part->striped ? "stride" : "size", "agg", "host");
+    for (int k = 0; k < part->n && k < MAX_FDS_SHOWN; k++) {
+        const struct fdom *fd = &part->fd[k];
+        printf("  %5d %16lld %16lld %10lld %6d %5d\n", k, (long long)fd->start, (long long)fd->end,
+               (long long)(fd->unit ? fd->stride : fd->end - fd->start), p->agg[k],
+               j->topo->rank_host[p->agg[k]]);
+    }
+    if (part->n > MAX_FDS_SHOWN)
+        printf("  ... %d more\n", part->n - MAX_FDS_SHOWN);
+}
+
+static void print_metrics(const struct tacio_plan *p)
+{
+    const struct metrics *m = &p->m;
+    printf("aggregators:    %d\n", m->naggs);
+    printf("total bytes:    %lld\n", (long long)m->total_bytes);
+    printf("shuffle bytes:  %lld\n", (long long)m->shuffle_bytes);
+    printf("off-node bytes: %lld\n", (long long)m->offnode_bytes);
+    printf("hop-bytes:      %lld\n", (long long)m->hop_bytes);
+    if (m->max_link_load >= 0)
+        printf("max link load:  %lld\n", (long long)m->max_link_load);
+    else
+        printf("max link load:  n/a (distance matrix, no links)\n");
+    printf("max agg bytes:  %lld\n", (long long)m->max_agg_bytes);
+    printf("max agg memory: %lld\n", (long long)m->max_agg_mem);
+    printf("messages:       %lld in up to %lld rounds\n", (long long)m->messages,
+           (long long)m->rounds);
+    printf("max step fanin: %d\n", m->max_step_fanin);
+    if (p->mem_shortfall)
+        printf("mem shortfall:  %d FDs on hosts below tacio_mem_min\n", p->mem_shortfall);
+    printf("model seconds:  %.4g\n", m->model_seconds);
+    printf("plan seconds:   %.4f\n", p->plan_seconds);
+}
+
+/* W = D*C for small jobs, built from the plan's own file domains. */
+static int show_cost(const struct job *j, const struct tacio_plan *p)
+{
+    if ((int64_t)p->nprocs * p->part.n > MAX_COST_CELLS)
+        return bad_input("--show-cost prints W only up to %d cells (%d x %d asked)",
+                         MAX_COST_CELLS, p->nprocs, p->part.n);
+    struct comm c;
+    int rc = comm_build(j->pat, &p->part, &c);
+    if (rc)
+        return fail(rc);
+    printf("W = D*C (hop-bytes if rank i serves FD j)\n%6s", "");
+    for (int k = 0; k < c.a; k++)
+        printf(" %10s%d", "FD", k);
+    for (int i = 0; i < c.p; i++) {
+        printf("\nP%-5d", i);
+        for (int k = 0; k < c.a; k++)
+            printf(" %12lld", (long long)hop_bytes_of(j->topo, &c, k, i));
+    }
+    printf("\n");
+    comm_free(&c);
+    return 0;
+}
+
+static int cmd_plan(const struct options *o, struct job *j)
+{
+    struct tacio_plan *p;
+    int rc = tacio_plan_compute(j->pat, j->topo, j->hints, &p);
+    if (rc)
+        return fail(rc);
+    if (o->json) {
+        tacio_plan_write_json(p, stdout);
+        putchar('\n');
+    } else {
+        printf("strategy:       %s%s%s%s\n", p->strategy, *p->detail ? " (" : "", p->detail,
+               *p->detail ? ")" : "");
+        printf("procs:          %d on %d hosts\n", p->nprocs, j->topo->nused_hosts);
+        print_fds(j, p);
+        print_metrics(p);
+    }
+    if (o->show_cost)
+        rc = show_cost(j, p);
+    tacio_plan_free(p);
+    return rc;
+}
+
+/* ---- compare ---- */
+
+static double ratio(int64_t x, int64_t base) { return base > 0 ? (double)x / (double)base : 0.0; }
+
+static void print_row(const struct tacio_plan *p, const struct tacio_plan *base)
+{
+    const struct metrics *m = &p->m, *b = &base->m;
+    printf("%-8s %6d %16lld %6.3f %16lld %6.3f %16lld %6.3f", p->strategy, m->naggs,
+           (long long)m->hop_bytes, ratio(m->hop_bytes, b->hop_bytes),
+           (long long)m->offnode_bytes, ratio(m->offnode_bytes, b->offnode_bytes),
+           (long long)m->max_link_load, ratio(m->max_link_load, b->max_link_load));
+    printf(" %12lld %6d %10.4g %8.3f\n", (long long)m->max_agg_mem, m->max_step_fanin,
+           m->model_seconds, p->plan_seconds);
+}
+
+static int plan_one(struct job *j, const char *name, struct tacio_plan **out)
+{
+    int rc = tacio_hints_set(j->hints, "tacio_strategy", name);
+    return rc ? rc : tacio_plan_compute(j->pat, j->topo, j->hints, out);
+}
+
+static int compare_list(const struct options *o, struct job *j, struct tacio_plan **plans, int *n)
+{
+    char *list = strdup(o->strategies ? o->strategies : "romio,lustre,latp,tatp,mccio,tsujita,auto");
+    int rc = list ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    *n = 0;
+    for (char *save = NULL, *s = list ? strtok_r(list, ",", &save) : NULL; s && !rc;
+         s = strtok_r(NULL, ",", &save)) {
+        if (*n == 16)
+            rc = tacio_fail(TACIO_EINVAL, "at most 16 strategies to compare");
+        else if (!(rc = plan_one(j, s, &plans[*n])))
+            (*n)++;
+    }
+    free(list);
+    return rc;
+}
+
+static int cmd_compare(const struct options *o, struct job *j)
+{
+    struct tacio_plan *plans[16], *base = NULL;
+    int n, rc = compare_list(o, j, plans, &n);
+    for (int i = 0; !rc && i < n; i++)
+        if (!strcmp(plans[i]->strategy, "romio"))
+            base = plans[i];
+    struct tacio_plan *own_base = NULL;
+    if (!rc && !base && !(rc = plan_one(j, "romio", &own_base)))
+        base = own_base;
+    if (!rc && o->json) {
+        putchar('[');
+        for (int i = 0; i < n; i++) {
+            if (i)
+                putchar(',');
+            tacio_plan_write_json(plans[i], stdout);
+        }
+        puts("]");
+    } else if (!rc) {
+        printf("%-8s %6s %16s %6s %16s %6s %16s %6s %12s %6s %10s %8s\n", "strategy", "aggs",
+               "hop_bytes", "ratio", "offnode_bytes", "ratio", "max_link_load", "ratio",
+               "max_agg_mem", "fanin", "model_s", "plan_s");
+        for (int i = 0; i < n; i++)
+            print_row(plans[i], base);
+    }
+    for (int i = 0; i < n; i++)
+        tacio_plan_free(plans[i]);
+    tacio_plan_free(own_base);
+    return rc ? fail(rc) : 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o = {0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc;
+    struct job j = {0};
+    rc = setup_job(&o, &j);
+    if (rc) {
+        job_free(&j);
+        return fail(rc);
+    }
+    rc = !strcmp(o.cmd, "plan") ? cmd_plan(&o, &j) : cmd_compare(&o, &j);
+    job_free(&j);
+    return rc;
+}
