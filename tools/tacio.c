@@ -43,7 +43,10 @@ static int bad_input(const char *fmt, ...)
     return EXIT_BAD_INPUT;
 }
 
-static int fail(int rc) { return bad_input("%s (%s)", tacio_last_error(), tacio_strerror(rc)); }
+static int fail(int rc)
+{
+    return bad_input("%s (%s)", tacio_last_error(), tacio_strerror(rc));
+}
 
 static int add_hint(struct options *o, char *kv)
 {
@@ -56,6 +59,16 @@ static int add_hint(struct options *o, char *kv)
     o->hint_key[o->nhints] = kv;
     o->hint_val[o->nhints++] = eq + 1;
     return 0;
+}
+
+static bool is_value_opt(const char *name)
+{
+    static const char *const names[] = {"--pattern",    "--topology", "--placement", "--strategy",
+                                        "--strategies", "--memory",   "--hint",      "--procs"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(name, names[i]))
+            return true;
+    return false;
 }
 
 static int parse_value_opt(struct options *o, const char *name, char *val)
@@ -80,31 +93,34 @@ static int parse_value_opt(struct options *o, const char *name, char *val)
             return bad_input("--procs %s: expected a rank count from 1 to 1e8", val);
         o->procs = (int)n;
     } else
-        return bad_input("unknown option '%s'\n%s", name, usage);
+        return bad_input("unknown option '%s'; expected --pattern, --procs, --topology, "
+                         "--placement, --strategy, --strategies, --hint, --memory, --json or "
+                         "--show-cost (tacio --help)",
+                         name);
     return 0;
 }
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
     if (argc < 2 || (strcmp(argv[1], "plan") && strcmp(argv[1], "compare")))
-        return bad_input("expected a command, plan or compare\n%s", usage);
+        return bad_input("expected a command: tacio plan|compare ... (tacio --help)");
     o->cmd = argv[1];
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             o->json = true;
         else if (!strcmp(argv[i], "--show-cost"))
             o->show_cost = true;
-        else if (i + 1 >= argc)
-            return bad_input("%s needs a value\n%s", argv[i], usage);
+        else if (i + 1 >= argc && is_value_opt(argv[i]))
+            return bad_input("%s needs a value (tacio --help)", argv[i]);
         else {
-            int rc = parse_value_opt(o, argv[i], argv[i + 1]);
+            int rc = parse_value_opt(o, argv[i], i + 1 < argc ? argv[i + 1] : NULL);
             if (rc)
                 return rc;
             i++;
         }
     }
     if (!o->pattern || !o->topology)
-        return bad_input("--pattern and --topology are required\n%s", usage);
+        return bad_input("--pattern and --topology are required (tacio --help)");
     return 0;
 }
 
@@ -191,9 +207,6 @@ static void print_metrics(const struct tacio_plan *p)
 /* W = D*C for small jobs, built from the plan's own file domains. */
 static int show_cost(const struct job *j, const struct tacio_plan *p)
 {
-    if ((int64_t)p->nprocs * p->part.n > MAX_COST_CELLS)
-        return bad_input("--show-cost prints W only up to %d cells (%d x %d asked)",
-                         MAX_COST_CELLS, p->nprocs, p->part.n);
     struct comm c;
     int rc = comm_build(j->pat, &p->part, &c);
     if (rc)
@@ -217,6 +230,12 @@ static int cmd_plan(const struct options *o, struct job *j)
     int rc = tacio_plan_compute(j->pat, j->topo, j->hints, &p);
     if (rc)
         return fail(rc);
+    if (o->show_cost && (int64_t)p->nprocs * p->part.n > MAX_COST_CELLS) {
+        rc = bad_input("--show-cost prints W only up to %d cells (%d x %d asked)", MAX_COST_CELLS,
+                       p->nprocs, p->part.n);
+        tacio_plan_free(p);
+        return rc;
+    }
     if (o->json) {
         tacio_plan_write_json(p, stdout);
         putchar('\n');
@@ -235,15 +254,18 @@ static int cmd_plan(const struct options *o, struct job *j)
 
 /* ---- compare ---- */
 
-static double ratio(int64_t x, int64_t base) { return base > 0 ? (double)x / (double)base : 0.0; }
+static double ratio(int64_t x, int64_t base)
+{
+    return base > 0 ? (double)x / (double)base : 0.0;
+}
 
 static void print_row(const struct tacio_plan *p, const struct tacio_plan *base)
 {
     const struct metrics *m = &p->m, *b = &base->m;
     printf("%-8s %6d %16lld %6.3f %16lld %6.3f %16lld %6.3f", p->strategy, m->naggs,
-           (long long)m->hop_bytes, ratio(m->hop_bytes, b->hop_bytes),
-           (long long)m->offnode_bytes, ratio(m->offnode_bytes, b->offnode_bytes),
-           (long long)m->max_link_load, ratio(m->max_link_load, b->max_link_load));
+           (long long)m->hop_bytes, ratio(m->hop_bytes, b->hop_bytes), (long long)m->offnode_bytes,
+           ratio(m->offnode_bytes, b->offnode_bytes), (long long)m->max_link_load,
+           ratio(m->max_link_load, b->max_link_load));
     printf(" %12lld %6d %10.4g %8.3f\n", (long long)m->max_agg_mem, m->max_step_fanin,
            m->model_seconds, p->plan_seconds);
 }
@@ -256,7 +278,8 @@ static int plan_one(struct job *j, const char *name, struct tacio_plan **out)
 
 static int compare_list(const struct options *o, struct job *j, struct tacio_plan **plans, int *n)
 {
-    char *list = strdup(o->strategies ? o->strategies : "romio,lustre,latp,tatp,mccio,tsujita,auto");
+    char *list =
+        strdup(o->strategies ? o->strategies : "romio,lustre,latp,tatp,mccio,tsujita,auto");
     int rc = list ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
     *n = 0;
     for (char *save = NULL, *s = list ? strtok_r(list, ",", &save) : NULL; s && !rc;
@@ -303,6 +326,10 @@ static int cmd_compare(const struct options *o, struct job *j)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage, stdout);
+        return 0;
+    }
     struct options o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 struct row_acc {
-    int64_t *acc;  /* per FD, zero outside touched */
+    int64_t *acc; /* per FD, zero outside touched */
     int *touched;
     int ntouched;
 };
@@ -41,8 +41,8 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void accumulate_rank(const struct tacio_pattern *pat, const struct partition *part,
-                            int rank, struct row_acc *ra)
+static void accumulate_rank(const struct tacio_pattern *pat, const struct partition *part, int rank,
+                            struct row_acc *ra)
 {
     int64_t a, b;
     pat->ops->span(pat, rank, &a, &b);

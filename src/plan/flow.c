@@ -32,14 +32,14 @@ struct flow {
     const struct comm *c;
     bool latp;
     int V, p, a, nv, sink, root;
-    int *cptr, *cidx;          /* tree vertex -> children: switches' vertices, hosts' ranks */
+    int *cptr, *cidx;            /* tree vertex -> children: switches' vertices, hosts' ranks */
     int64_t *arc_ptr, *arc_cost; /* FD j's holder arcs */
     int *arc_v;
-    int *entry;                /* FD -> holder it enters by, or -1 */
+    int *entry; /* FD -> holder it enters by, or -1 */
     int64_t *entry_cost;
-    int *ent_head, *ent_next;  /* per vertex: FDs entering there */
-    int *flow_down;            /* per vertex: units on the edge from its parent */
-    char *used;                /* rank already an aggregator */
+    int *ent_head, *ent_next; /* per vertex: FDs entering there */
+    int *flow_down;           /* per vertex: units on the edge from its parent */
+    char *used;               /* rank already an aggregator */
     int64_t *pi, *dist;
     int *pred;
     unsigned *seen, *done, gen;
@@ -382,9 +382,8 @@ static int flow_init(struct flow *f)
     f->done = xcalloc((size_t)f->nv, sizeof(unsigned));
     f->settled = malloc(sizeof(int) * (size_t)f->nv);
     f->path = malloc(sizeof(int) * (size_t)f->nv);
-    if (!f->entry || !f->entry_cost || !f->ent_head || !f->ent_next ||
-        !f->flow_down || !f->used || !f->pi || !f->dist || !f->pred || !f->seen || !f->done ||
-        !f->settled || !f->path)
+    if (!f->entry || !f->entry_cost || !f->ent_head || !f->ent_next || !f->flow_down || !f->used ||
+        !f->pi || !f->dist || !f->pred || !f->seen || !f->done || !f->settled || !f->path)
         return tacio_fail(TACIO_ENOMEM, "out of memory for the flow solver");
     memset(f->entry, 0xff, sizeof(int) * (size_t)f->a);
     memset(f->ent_head, 0xff, sizeof(int) * (size_t)f->nv);
@@ -393,9 +392,10 @@ static int flow_init(struct flow *f)
 
 static void flow_free(struct flow *f)
 {
-    void *ptrs[] = {f->cptr, f->cidx, f->arc_ptr, f->arc_cost, f->arc_v,
-                    f->entry, f->entry_cost, f->ent_head, f->ent_next, f->flow_down, f->used,
-                    f->pi, f->dist, f->pred, f->seen, f->done, f->settled, f->heap, f->path};
+    void *ptrs[] = {f->cptr,  f->cidx,       f->arc_ptr,  f->arc_cost, f->arc_v,
+                    f->entry, f->entry_cost, f->ent_head, f->ent_next, f->flow_down,
+                    f->used,  f->pi,         f->dist,     f->pred,     f->seen,
+                    f->done,  f->settled,    f->heap,     f->path};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         free(ptrs[i]);
 }
@@ -405,7 +405,7 @@ int assign_tree_flow(const struct tacio_topo *t, const struct comm *c, bool latp
 {
     if (!topo_has_tree(t) || (!latp && !t->uniform_depth))
         return tacio_fail(TACIO_EUNSUPPORTED, "the flow solver needs a tree with every host at "
-                          "one depth (use tacio_solver=dense)");
+                                              "one depth (use tacio_solver=dense)");
     if (c->a > t->nprocs)
         return tacio_fail(TACIO_EINVAL, "%d file domains but only %d ranks to serve them", c->a,
                           t->nprocs);

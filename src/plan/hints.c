@@ -6,12 +6,31 @@
 #include <string.h>
 
 /* ROMIO hints tacio accepts and leaves to the MPI library. */
-static const char *const passthrough[] = {
-    "romio_cb_read", "romio_cb_write", "romio_ds_read", "romio_ds_write", "ind_rd_buffer_size",
-    "ind_wr_buffer_size", "romio_no_indep_rw", "cb_read", "cb_write", "romio_cb_fr_types",
-    "romio_cb_alltoall", "romio_cb_pfr", "romio_cb_ds_threshold", "direct_read", "direct_write",
-    "access_style", "collective_buffering", "file_perm", "io_node_list", "nb_proc",
-    "num_io_nodes", "start_iodevice", "romio_filesystem_type", "romio_aggregator_list", NULL};
+static const char *const passthrough[] = {"romio_cb_read",
+                                          "romio_cb_write",
+                                          "romio_ds_read",
+                                          "romio_ds_write",
+                                          "ind_rd_buffer_size",
+                                          "ind_wr_buffer_size",
+                                          "romio_no_indep_rw",
+                                          "cb_read",
+                                          "cb_write",
+                                          "romio_cb_fr_types",
+                                          "romio_cb_alltoall",
+                                          "romio_cb_pfr",
+                                          "romio_cb_ds_threshold",
+                                          "direct_read",
+                                          "direct_write",
+                                          "access_style",
+                                          "collective_buffering",
+                                          "file_perm",
+                                          "io_node_list",
+                                          "nb_proc",
+                                          "num_io_nodes",
+                                          "start_iodevice",
+                                          "romio_filesystem_type",
+                                          "romio_aggregator_list",
+                                          NULL};
 
 int tacio_hints_new(struct tacio_hints **out)
 {
@@ -25,15 +44,18 @@ int tacio_hints_new(struct tacio_hints **out)
     h->mem_min = 0; /* 0: cb_buffer_size */
     h->aggs_per_host = 1;
     strcpy(h->solver, "auto");
-    h->bw_link = 12.5e9;  /* 100 Gb/s links */
-    h->bw_agg_io = 2e9;   /* what one aggregator's writes reach */
-    h->bw_fs = 100e9;     /* the file system's aggregate */
-    h->latency = 2e-6;    /* per message */
+    h->bw_link = 12.5e9; /* 100 Gb/s links */
+    h->bw_agg_io = 2e9;  /* what one aggregator's writes reach */
+    h->bw_fs = 100e9;    /* the file system's aggregate */
+    h->latency = 2e-6;   /* per message */
     *out = h;
     return 0;
 }
 
-void tacio_hints_free(struct tacio_hints *h) { free(h); }
+void tacio_hints_free(struct tacio_hints *h)
+{
+    free(h);
+}
 
 int hints_copy(const struct tacio_hints *src, struct tacio_hints **out)
 {
@@ -48,8 +70,10 @@ static int set_size(const char *key, const char *value, int64_t min, int64_t *ds
 {
     int64_t v;
     if (parse_size(value, &v))
-        return tacio_fail(TACIO_EINVAL, "hint %s=%s is not a size; expected an integer with an "
-                          "optional k/m/g suffix", key, value);
+        return tacio_fail(TACIO_EINVAL,
+                          "hint %s=%s is not a size; expected an integer with an "
+                          "optional k/m/g suffix",
+                          key, value);
     if (v < min)
         return tacio_fail(TACIO_ERANGE, "hint %s=%s must be at least %lld", key, value,
                           (long long)min);
@@ -148,7 +172,9 @@ int tacio_hints_set(struct tacio_hints *h, const char *key, const char *value)
     for (int i = 0; passthrough[i]; i++)
         if (!strcmp(key, passthrough[i]))
             return 0;
-    return tacio_fail(TACIO_EINVAL, "unknown hint '%s'; expected a ROMIO hint (cb_nodes, "
+    return tacio_fail(TACIO_EINVAL,
+                      "unknown hint '%s'; expected a ROMIO hint (cb_nodes, "
                       "cb_buffer_size, cb_config_list, striping_unit, striping_factor, ...) or "
-                      "a tacio_ hint", key);
+                      "a tacio_ hint",
+                      key);
 }

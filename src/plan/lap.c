@@ -37,7 +37,7 @@ static int shortest_path(const int64_t *cost, int nc, int f, struct lap_work *w,
         w->pred[j] = f;
         w->cols[j] = j;
     }
-    for (int nscan = 0;; ) {
+    for (int nscan = 0;;) {
         int j = next_column(w, nscan, nc);
         nscan++;
         if (w->c2r[j] < 0) {
@@ -79,12 +79,15 @@ static void augment(struct lap_work *w, int *r2c, int f, int sink, int nscan)
 int lap_dense(int nr, int nc, const int64_t *cost, int *r2c, int64_t *total)
 {
     if (nr > nc)
-        return tacio_fail(TACIO_EINVAL, "assignment needs at least as many candidates (%d) as "
-                          "file domains (%d)", nc, nr);
+        return tacio_fail(TACIO_EINVAL,
+                          "assignment needs at least as many candidates (%d) as "
+                          "file domains (%d)",
+                          nc, nr);
     struct lap_work w = {xcalloc((size_t)nc, sizeof(int64_t)), malloc(sizeof(int64_t) * (size_t)nc),
                          malloc(sizeof(int) * (size_t)nc), malloc(sizeof(int) * (size_t)nc),
                          malloc(sizeof(int) * (size_t)nc)};
-    int rc = w.v && w.d && w.c2r && w.pred && w.cols ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    int rc =
+        w.v && w.d && w.c2r && w.pred && w.cols ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
     if (!rc) {
         memset(w.c2r, 0xff, sizeof(int) * (size_t)nc);
         for (int f = 0; f < nr; f++) {
@@ -117,8 +120,10 @@ static int build_cost(const struct tacio_topo *t, const struct comm *c, bool lat
 {
     int64_t n = (int64_t)c->a * c->p;
     if (n > (int64_t)1 << 31)
-        return tacio_fail(TACIO_ERANGE, "a dense %d x %d cost matrix is too large; use a tree "
-                          "topology (tacio_solver=flow)", c->p, c->a);
+        return tacio_fail(TACIO_ERANGE,
+                          "a dense %d x %d cost matrix is too large; use a tree "
+                          "topology (tacio_solver=flow)",
+                          c->p, c->a);
     int64_t *w = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
     if (!w)
         return tacio_fail(TACIO_ENOMEM, "out of memory for the cost matrix");

@@ -17,7 +17,10 @@ struct mc_tree {
     int n, cap;
 };
 
-static inline bool mc_is_leaf(const struct mc_tree *t, int x) { return t->v[x].left < 0; }
+static inline bool mc_is_leaf(const struct mc_tree *t, int x)
+{
+    return t->v[x].left < 0;
+}
 
 /* Add a vertex covering [lo, hi) under parent (-1: a group root). */
 int mc_add(struct mc_tree *t, int parent, int64_t lo, int64_t hi);

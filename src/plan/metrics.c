@@ -28,8 +28,7 @@ static int64_t fd_extent(const struct fdom *fd)
 /* Shuffle traffic of FD j: per-sender bytes summed by host first, so the tree
  * is walked once per (FD, sending host). */
 static void fd_traffic(const struct plan_ctx *ctx, const struct comm *c, int j,
-                       struct tacio_plan *plan, int64_t *host_acc, int *touched,
-                       struct per_agg *pa)
+                       struct tacio_plan *plan, int64_t *host_acc, int *touched, struct per_agg *pa)
 {
     const struct tacio_topo *t = ctx->topo;
     int a = plan->agg[j], nt = 0;
@@ -111,10 +110,13 @@ static int step_fanin(const struct tacio_topo *t, const struct comm *c,
                       const struct tacio_plan *plan, int *out)
 {
     size_t n = (size_t)(c->nnz ? c->nnz : 1);
-    struct fanin F = {malloc(sizeof(int) * n), malloc(sizeof(int) * n),
+    struct fanin F = {malloc(sizeof(int) * n),
+                      malloc(sizeof(int) * n),
                       malloc(sizeof(int) * (size_t)t->nhosts),
-                      xcalloc((size_t)t->nhosts, sizeof(int)), malloc(sizeof(int) * n),
-                      xcalloc((size_t)t->nhosts + 2, sizeof(int64_t)), 0};
+                      xcalloc((size_t)t->nhosts, sizeof(int)),
+                      malloc(sizeof(int) * n),
+                      xcalloc((size_t)t->nhosts + 2, sizeof(int64_t)),
+                      0};
     int rc = 0;
     if (F.step && F.host && F.mark && F.count && F.sorted && F.bucket) {
         fanin_pairs(t, c, plan, &F);
@@ -134,8 +136,8 @@ static int step_fanin(const struct tacio_topo *t, const struct comm *c,
  * aggregator's NIC) at bw_link, plus the busiest aggregator's writes at
  * bw_agg_io or the whole at bw_fs, whichever is slower, plus one latency per
  * message the busiest aggregator receives. */
-static double model_seconds(const struct tacio_hints *h, const struct metrics *m,
-                            int64_t max_nic, int64_t max_msgs)
+static double model_seconds(const struct tacio_hints *h, const struct metrics *m, int64_t max_nic,
+                            int64_t max_msgs)
 {
     int64_t net = max64(m->max_link_load > 0 ? m->max_link_load : m->offnode_bytes, max_nic);
     double io = (double)m->max_agg_bytes / h->bw_agg_io;
@@ -164,8 +166,8 @@ static void max_link(const struct tacio_topo *t, struct tacio_plan *plan)
 {
     plan->m.max_link_load = plan->link_up ? 0 : -1;
     for (int v = 0; plan->link_up && v < t->nverts; v++)
-        plan->m.max_link_load = max64(plan->m.max_link_load,
-                                      max64(plan->link_up[v], plan->link_down[v]));
+        plan->m.max_link_load =
+            max64(plan->m.max_link_load, max64(plan->link_up[v], plan->link_down[v]));
 }
 
 int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tacio_plan *plan)

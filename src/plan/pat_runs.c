@@ -1,7 +1,7 @@
 /* Patterns kept as per-rank run lists (mesh, extents:, matrix:) and IOR. */
+#include "../topo/topo.h"
 #include "pattern.h"
 #include "util.h"
-#include "../topo/topo.h"
 
 #include <string.h>
 
@@ -152,8 +152,10 @@ int pattern_parse_ior(struct tacio_pattern *p, void *spec_v, int nprocs)
         (rc = spec_check_unused(s, IOR_FORM)))
         return rc;
     if (p->block % p->transfer)
-        return tacio_fail(TACIO_EINVAL, "ior block=%lld is not a multiple of transfer=%lld; "
-                          "expected %s", (long long)p->block, (long long)p->transfer, IOR_FORM);
+        return tacio_fail(TACIO_EINVAL,
+                          "ior block=%lld is not a multiple of transfer=%lld; "
+                          "expected %s",
+                          (long long)p->block, (long long)p->transfer, IOR_FORM);
     if (nprocs <= 0)
         return tacio_fail(TACIO_EINVAL, "ior needs a rank count; expected %s", IOR_FORM);
     if (p->block > INT64_MAX / p->segments / nprocs)
@@ -281,8 +283,8 @@ int pattern_parse_extents(struct tacio_pattern *p, const char *path, int nprocs)
     while (!rc && fgets(line, sizeof line, f)) {
         lineno++;
         if ((rc = read_extent_line(line, &b, &maxrank)) == TACIO_EINVAL)
-            rc = tacio_fail(rc, "%s:%d: expected 'rank offset length' (non-negative)", path,
-                            lineno);
+            rc =
+                tacio_fail(rc, "%s:%d: expected 'rank offset length' (non-negative)", path, lineno);
     }
     fclose(f);
     if (!rc && maxrank < 0)
@@ -373,7 +375,8 @@ int pattern_from_triplets(int nprocs, int nfds, int64_t n, const int *rank, cons
 static int matrix_layout(struct tacio_pattern *p, const int64_t *c, int rows, int cols)
 {
     int64_t n = (int64_t)rows * cols;
-    int *rank = malloc(sizeof(int) * (size_t)(n ? n : 1)), *fd = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    int *rank = malloc(sizeof(int) * (size_t)(n ? n : 1)),
+        *fd = malloc(sizeof(int) * (size_t)(n ? n : 1));
     int rc = rank && fd ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
     for (int64_t k = 0; !rc && k < n; k++) {
         rank[k] = (int)(k / cols);
@@ -394,8 +397,8 @@ int pattern_parse_matrix(struct tacio_pattern *p, const char *path, int nprocs)
     if (rc)
         return rc;
     if (nprocs > 0 && rows != nprocs)
-        rc = tacio_fail(TACIO_EINVAL, "%s has %d rows but the job has %d ranks; expected %s",
-                        path, rows, nprocs, MATRIX_FORM);
+        rc = tacio_fail(TACIO_EINVAL, "%s has %d rows but the job has %d ranks; expected %s", path,
+                        rows, nprocs, MATRIX_FORM);
     p->nprocs = rows;
     p->elem = 1;
     if (!rc)

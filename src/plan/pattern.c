@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#define PATTERN_FORMS                                                                          \
-    "cube:n=N, btio:n=N, collperf:n=N, ior:block=B,transfer=T,segments=S, "                     \
+#define PATTERN_FORMS                                                                              \
+    "cube:n=N, btio:n=N, collperf:n=N, ior:block=B,transfer=T,segments=S, "                        \
     "mesh:elems=E,seed=S, extents:FILE or matrix:FILE"
 
 static int parse_by_kind(struct tacio_pattern *p, struct spec *s, int nprocs)
@@ -47,7 +47,10 @@ int tacio_pattern_parse(const char *text, int nprocs, struct tacio_pattern **out
     return 0;
 }
 
-int tacio_pattern_nprocs(const struct tacio_pattern *p) { return p->nprocs; }
+int tacio_pattern_nprocs(const struct tacio_pattern *p)
+{
+    return p->nprocs;
+}
 
 void tacio_pattern_free(struct tacio_pattern *p)
 {
@@ -58,6 +61,9 @@ void tacio_pattern_free(struct tacio_pattern *p)
     free(p->run_cum);
     free(p->run_first);
     free(p->fixed_start);
+    free(p->slice_cum);
+    free(p->span_lo);
+    free(p->span_hi);
     free(p);
 }
 

@@ -31,6 +31,8 @@ struct tacio_pattern {
     /* block-decomposed arrays (cube, btio, collperf) */
     int64_t n[3];
     int dims[3];
+    int64_t *slice_cum;         /* btio: rank r's bytes in slices < k at [r*(q+1) + k], or NULL */
+    int64_t *span_lo, *span_hi; /* btio: cached spans, or NULL */
 
     /* ior */
     int64_t block, transfer, segments;

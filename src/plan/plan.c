@@ -33,9 +33,6 @@ static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_s
     int rc = s->partition(ctx, &p->part);
     if (!rc)
         rc = comm_build(ctx->pat, &p->part, c);
-    if (!rc && c->a > ctx->topo->nprocs)
-        rc = tacio_fail(TACIO_EINVAL, "%d file domains but only %d ranks to serve them", c->a,
-                        ctx->topo->nprocs);
     if (!rc && !(p->agg = malloc(sizeof(int) * (size_t)(p->part.n ? p->part.n : 1))))
         rc = tacio_fail(TACIO_ENOMEM, "out of memory");
     int n_before = p->part.n;

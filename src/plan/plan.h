@@ -6,9 +6,9 @@
 #ifndef TACIO_PLAN_INTERNAL_H
 #define TACIO_PLAN_INTERNAL_H
 
+#include "../topo/topo.h"
 #include "pattern.h"
 #include "util.h"
-#include "../topo/topo.h"
 
 #include <stdbool.h>
 
@@ -21,11 +21,11 @@ struct tacio_hints {
     int64_t striping_unit;  /* 0: unset */
     int64_t striping_factor;
     char strategy[32];
-    int64_t msg_ind;   /* mccio: leaf size of the partition tree */
-    int64_t mem_min;   /* mccio: free memory a host needs to host an aggregator */
+    int64_t msg_ind;       /* mccio: leaf size of the partition tree */
+    int64_t mem_min;       /* mccio: free memory a host needs to host an aggregator */
     int64_t aggs_per_host; /* mccio: N_ah */
-    int64_t msg_group; /* mccio: aggregation group size; 0: one group */
-    char solver[8];    /* auto, flow, dense */
+    int64_t msg_group;     /* mccio: aggregation group size; 0: one group */
+    char solver[8];        /* auto, flow, dense */
     /* auto's cost model, bytes/s and seconds */
     double bw_link, bw_agg_io, bw_fs, latency;
     /* what the hints asked for, before clamping; printed by the CLI */
@@ -74,11 +74,11 @@ struct tacio_plan {
     char detail[160]; /* e.g. auto's choice, clamped hints, solver */
     int nprocs;
     struct partition part;
-    int *agg;            /* FD -> aggregator rank */
-    int64_t *order_ptr;  /* per FD: senders in collection order, or NULL */
+    int *agg;           /* FD -> aggregator rank */
+    int64_t *order_ptr; /* per FD: senders in collection order, or NULL */
     int *order;
-    int64_t lap_cost;    /* optimum the solver reported, -1 if none ran */
-    int mem_shortfall;   /* mccio: FDs placed on a host below mem_min */
+    int64_t lap_cost;  /* optimum the solver reported, -1 if none ran */
+    int mem_shortfall; /* mccio: FDs placed on a host below mem_min */
     struct metrics m;
     int64_t *link_up, *link_down; /* per tree vertex: bytes on the link to its parent */
     int nlinks;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const struct tacio_strategy *const registry[] = {
-    &strategy_romio, &strategy_lustre, &strategy_latp,    &strategy_tatp,
+    &strategy_romio, &strategy_lustre,  &strategy_latp, &strategy_tatp,
     &strategy_mccio, &strategy_tsujita, &strategy_auto, NULL};
 
 const struct tacio_strategy *strategy_find(const char *name)
@@ -15,7 +15,10 @@ const struct tacio_strategy *strategy_find(const char *name)
     return NULL;
 }
 
-const char *strategy_names(void) { return "romio, lustre, latp, tatp, mccio, tsujita, auto"; }
+const char *strategy_names(void)
+{
+    return "romio, lustre, latp, tatp, mccio, tsujita, auto";
+}
 
 int plan_naggs(const struct plan_ctx *ctx)
 {

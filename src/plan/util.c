@@ -28,7 +28,10 @@ const char *tacio_strerror(int err)
     }
 }
 
-const char *tacio_last_error(void) { return last_error; }
+const char *tacio_last_error(void)
+{
+    return last_error;
+}
 
 int tacio_fail(int code, const char *fmt, ...)
 {
@@ -39,7 +42,10 @@ int tacio_fail(int code, const char *fmt, ...)
     return code;
 }
 
-void *xcalloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }
+void *xcalloc(size_t n, size_t size)
+{
+    return calloc(n ? n : 1, size ? size : 1);
+}
 
 static char *split_item(char *p)
 {
@@ -62,8 +68,8 @@ static int spec_add_item(struct spec *s, char *item, bool first)
     char *eq = strchr(item, '=');
     if (!eq) {
         if (!first || !*item)
-            return tacio_fail(TACIO_EINVAL, "'%s' in spec '%s' is not of the form key=value",
-                              item, s->name);
+            return tacio_fail(TACIO_EINVAL, "'%s' in spec '%s' is not of the form key=value", item,
+                              s->name);
         s->arg = item;
         return 0;
     }
@@ -210,4 +216,7 @@ uint64_t rng_next(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-double rng_uniform(uint64_t *state) { return (double)(rng_next(state) >> 11) * 0x1.0p-53; }
+double rng_uniform(uint64_t *state)
+{
+    return (double)(rng_next(state) >> 11) * 0x1.0p-53;
+}

@@ -46,8 +46,17 @@ double rng_uniform(uint64_t *state);
 
 void *xcalloc(size_t n, size_t size);
 
-static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static inline int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+static inline int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+static inline int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 #endif

@@ -141,8 +141,10 @@ static int read_conf(struct conf *c, FILE *f)
         if (!name) {
             for (char *p = line; *p && !rc; p++)
                 if (!isspace((unsigned char)*p))
-                    rc = tacio_fail(TACIO_EINVAL, "%s:%d: expected 'SwitchName=S Nodes=HOSTLIST' "
-                                    "or 'SwitchName=S Switches=HOSTLIST'", c->path, lineno);
+                    rc = tacio_fail(TACIO_EINVAL,
+                                    "%s:%d: expected 'SwitchName=S Nodes=HOSTLIST' "
+                                    "or 'SwitchName=S Switches=HOSTLIST'",
+                                    c->path, lineno);
             continue;
         }
         struct sw *grown = realloc(c->sw, sizeof(struct sw) * (size_t)(c->n + 1));
@@ -162,8 +164,7 @@ static int add_host_cb(const char *name, void *ctx)
 {
     struct conf *c = ctx;
     if (find_vertex(c->t, name) >= 0)
-        return tacio_fail(TACIO_EINVAL, "%s: node '%s' appears under two switches", c->path,
-                          name);
+        return tacio_fail(TACIO_EINVAL, "%s: node '%s' appears under two switches", c->path, name);
     int v = topo_add_host(c->t, c->parent, name);
     return v < 0 ? v : 0;
 }
@@ -173,8 +174,7 @@ static int link_switch_cb(const char *name, void *ctx)
     struct conf *c = ctx;
     int v = find_vertex(c->t, name);
     if (v < 0)
-        return tacio_fail(TACIO_EINVAL, "%s: switch '%s' is used but never defined", c->path,
-                          name);
+        return tacio_fail(TACIO_EINVAL, "%s: switch '%s' is used but never defined", c->path, name);
     if (c->t->parent[v] >= 0)
         return tacio_fail(TACIO_EINVAL, "%s: switch '%s' has two parents", c->path, name);
     c->t->parent[v] = c->parent;
@@ -258,7 +258,8 @@ int topo_parse_slurm(struct tacio_topo *t, const char *path, const char *nodes)
 static int read_matrix_row(char *line, int64_t **vals, int *n)
 {
     char *save = NULL;
-    for (char *tok = strtok_r(line, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
+    for (char *tok = strtok_r(line, " \t\r\n", &save); tok;
+         tok = strtok_r(NULL, " \t\r\n", &save)) {
         int64_t v;
         if (parse_i64(tok, &v) || v < 0)
             return TACIO_EINVAL;
@@ -291,8 +292,8 @@ int read_int_matrix(const char *path, int64_t **out, int *rows, int *cols)
         if ((rc = read_matrix_row(line, &vals, &n)))
             rc = tacio_fail(rc, "%s:%d: expected non-negative integers", path, lineno);
         else if (n > before && c >= 0 && n - before != c)
-            rc = tacio_fail(TACIO_EINVAL, "%s:%d: row has %d values, earlier rows %d", path,
-                            lineno, n - before, c);
+            rc = tacio_fail(TACIO_EINVAL, "%s:%d: row has %d values, earlier rows %d", path, lineno,
+                            n - before, c);
         else if (n > before) {
             c = n - before;
             r++;

@@ -11,7 +11,10 @@
 #define SLURM_FORM "slurm:TOPOLOGY_CONF[,nodes=HOSTLIST][,cores=C]"
 #define TOPO_FORMS TREE_FORM ", " FAT_FORM ", " FLAT_FORM ", " SLURM_FORM " or dist:FILE"
 
-struct tacio_topo *topo_alloc(void) { return xcalloc(1, sizeof(struct tacio_topo)); }
+struct tacio_topo *topo_alloc(void)
+{
+    return xcalloc(1, sizeof(struct tacio_topo));
+}
 
 static int grow(void **arr, size_t elem, int n)
 {
@@ -55,8 +58,7 @@ static int compute_depths(struct tacio_topo *t)
         int d = 0;
         for (int u = t->parent[v]; u >= 0; u = t->parent[u])
             if (++d > t->nverts)
-                return tacio_fail(TACIO_EINVAL, "the switch tree has a cycle at '%s'",
-                                  t->vname[v]);
+                return tacio_fail(TACIO_EINVAL, "the switch tree has a cycle at '%s'", t->vname[v]);
         t->depth[v] = d;
     }
     return 0;
@@ -291,7 +293,8 @@ static int memory_normal(struct tacio_topo *t, struct spec *s)
     int rc;
     if ((rc = spec_get_size(s, "mean", 0, 0, &mean, MEM_FORM)) ||
         (rc = spec_get_size(s, "sd", 0, 0, &sd, MEM_FORM)) ||
-        (rc = spec_get_i64(s, "seed", 1, 0, &seed, MEM_FORM)) || (rc = spec_check_unused(s, MEM_FORM)))
+        (rc = spec_get_i64(s, "seed", 1, 0, &seed, MEM_FORM)) ||
+        (rc = spec_check_unused(s, MEM_FORM)))
         return rc;
     uint64_t st = (uint64_t)seed;
     for (int h = 0; h < t->nhosts; h++) {
@@ -322,8 +325,8 @@ static int memory_file(struct tacio_topo *t, const char *path)
             continue;
         int64_t bytes;
         if (n != 2 || parse_size(size, &bytes) || h < 0 || h >= t->nhosts)
-            rc = tacio_fail(TACIO_EINVAL, "%s:%d: expected 'HOST_INDEX BYTES' with host < %d",
-                            path, lineno, t->nhosts);
+            rc = tacio_fail(TACIO_EINVAL, "%s:%d: expected 'HOST_INDEX BYTES' with host < %d", path,
+                            lineno, t->nhosts);
         else
             t->mem_free[h] = bytes;
     }

@@ -20,10 +20,10 @@ struct tacio_topo {
     bool uniform_depth;              /* all hosts at one depth: hops depend on the LCA only */
     int host_depth;
 
-    int nhosts;       /* hosts of the cluster, in cluster order */
-    int *host_vert;   /* host index -> vertex */
-    int cores;        /* ranks a host can take */
-    int *job_hosts;   /* candidate hosts for the job (slurm nodes=), NULL: all */
+    int nhosts;     /* hosts of the cluster, in cluster order */
+    int *host_vert; /* host index -> vertex */
+    int cores;      /* ranks a host can take */
+    int *job_hosts; /* candidate hosts for the job (slurm nodes=), NULL: all */
     int njob_hosts;
 
     /* dist: topologies: explicit rank x rank distances, no tree. */
@@ -32,11 +32,11 @@ struct tacio_topo {
 
     /* Placement of the job (tacio_topo_place). */
     int nprocs;
-    int *rank_host;    /* rank -> host index */
-    int *rank_local;   /* rank's position among its host's ranks */
-    int nused_hosts;   /* hosts with at least one rank */
-    int *used_hosts;   /* in order of their lowest rank */
-    int *host_order;   /* host index -> position in used_hosts, -1 if unused */
+    int *rank_host;  /* rank -> host index */
+    int *rank_local; /* rank's position among its host's ranks */
+    int nused_hosts; /* hosts with at least one rank */
+    int *used_hosts; /* in order of their lowest rank */
+    int *host_order; /* host index -> position in used_hosts, -1 if unused */
 
     int64_t *mem_free; /* per host, bytes free for aggregation buffers */
 };
@@ -54,7 +54,10 @@ int read_int_matrix(const char *path, int64_t **out, int *rows, int *cols);
 /* Expand a Slurm hostlist ("n[01-03,07],login") calling fn for each name. */
 int hostlist_expand(const char *list, int (*fn)(const char *name, void *ctx), void *ctx);
 
-static inline bool topo_has_tree(const struct tacio_topo *t) { return t->dist == NULL; }
+static inline bool topo_has_tree(const struct tacio_topo *t)
+{
+    return t->dist == NULL;
+}
 
 /* Ranks of each host in increasing order: host h has ranks[ptr[h] .. ptr[h+1]). */
 int topo_host_ranks(const struct tacio_topo *t, int **ptr, int **ranks);

@@ -5,7 +5,10 @@
 int check_failures, check_count;
 static const char *data_dir = ".";
 
-void check_set_data_dir(const char *dir) { data_dir = dir; }
+void check_set_data_dir(const char *dir)
+{
+    data_dir = dir;
+}
 
 const char *data_path(const char *name)
 {

@@ -13,17 +13,17 @@ extern int check_failures, check_count;
         check_count++;                                                                             \
         if (!(cond)) {                                                                             \
             check_failures++;                                                                      \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
         }                                                                                          \
     } while (0)
 
 #define CHECK_EQ(a, b)                                                                             \
     do {                                                                                           \
-        long long _a = (long long)(a), _b = (long long)(b);                                       \
+        long long _a = (long long)(a), _b = (long long)(b);                                        \
         check_count++;                                                                             \
         if (_a != _b) {                                                                            \
             check_failures++;                                                                      \
-            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s = %lld, %s = %lld\n", __FILE__, __LINE__, \
+            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s = %lld, %s = %lld\n", __FILE__, __LINE__,  \
                     #a, _a, #b, _b);                                                               \
         }                                                                                          \
     } while (0)

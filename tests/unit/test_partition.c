@@ -103,7 +103,7 @@ static void test_remerge_case1(void)
     CHECK_EQ(mc_remerge(&t, a), b);
     CHECK_EQ(t.v[b].lo, 0);
     CHECK_EQ(t.v[b].hi, 100);
-    CHECK_EQ(t.v[b].parent, -1); /* B is now where the parent was */
+    CHECK_EQ(t.v[b].parent, -1);     /* B is now where the parent was */
     CHECK_EQ(mc_remerge(&t, b), -1); /* the group's last leaf cannot leave */
     mc_free(&t);
 }
@@ -114,10 +114,10 @@ static void test_remerge_case2(void)
 {
     struct mc_tree t = {0};
     int root = mc_add(&t, -1, 0, 100);
-    int a = mc_split(&t, root, 25), b = t.v[root].right;      /* A [0,25) B [25,100) */
-    int b1 = mc_split(&t, b, 60), b2 = t.v[b].right;          /* B1 [25,60) B2 [60,100) */
-    int b11 = mc_split(&t, b1, 40), b12 = t.v[b1].right;      /* [25,40) [40,60) */
-    CHECK_EQ(mc_remerge(&t, a), b11); /* A on the left: leftmost leaf of B */
+    int a = mc_split(&t, root, 25), b = t.v[root].right; /* A [0,25) B [25,100) */
+    int b1 = mc_split(&t, b, 60), b2 = t.v[b].right;     /* B1 [25,60) B2 [60,100) */
+    int b11 = mc_split(&t, b1, 40), b12 = t.v[b1].right; /* [25,40) [40,60) */
+    CHECK_EQ(mc_remerge(&t, a), b11);                    /* A on the left: leftmost leaf of B */
     CHECK_EQ(t.v[b11].lo, 0);
     CHECK_EQ(t.v[b11].hi, 40);
     CHECK_EQ(t.v[b].lo, 0);

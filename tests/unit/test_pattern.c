@@ -104,8 +104,8 @@ static void test_btio_layout(void)
 static void test_dims_and_ior(void)
 {
     int d[3];
-    int cases[][4] = {{8, 2, 2, 2}, {12, 3, 2, 2}, {6, 3, 2, 1}, {16, 4, 2, 2}, {64, 4, 4, 4},
-                      {7, 7, 1, 1}, {24, 4, 3, 2}};
+    int cases[][4] = {{8, 2, 2, 2},  {12, 3, 2, 2}, {6, 3, 2, 1}, {16, 4, 2, 2},
+                      {64, 4, 4, 4}, {7, 7, 1, 1},  {24, 4, 3, 2}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         dims_create(cases[i][0], 3, d);
         CHECK(d[0] == cases[i][1] && d[1] == cases[i][2] && d[2] == cases[i][3]);
@@ -144,10 +144,14 @@ static void test_files_and_errors(void)
     snprintf(spec, sizeof spec, "matrix:%s", data_path("ragged_matrix.txt"));
     CHECK_EQ(tacio_pattern_parse(spec, 0, &p), TACIO_EINVAL);
 
-    const char *bad[][2] = {{"cube:n=10", "9"},       {"btio:n=10", "8"},
-                            {"cube:n=10,q=3", "8"},   {"ior:block=10,transfer=3", "2"},
-                            {"mesh:seed=1", "4"},     {"sphere:r=1", "4"},
-                            {"cube", "8"},            {"ior:block=1x", "2"},
+    const char *bad[][2] = {{"cube:n=10", "9"},
+                            {"btio:n=10", "8"},
+                            {"cube:n=10,q=3", "8"},
+                            {"ior:block=10,transfer=3", "2"},
+                            {"mesh:seed=1", "4"},
+                            {"sphere:r=1", "4"},
+                            {"cube", "8"},
+                            {"ior:block=1x", "2"},
                             {"extents:/nonexistent", "0"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         p = NULL;

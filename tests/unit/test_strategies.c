@@ -70,12 +70,14 @@ static void test_tatp_example(void)
 
 static void test_flow_equals_dense_on_patterns(void)
 {
-    const char *pats[][2] = {{"cube:n=24", "27"}, {"btio:n=20", "16"}, {"collperf:n=16", "12"},
+    const char *pats[][2] = {{"cube:n=24", "27"},
+                             {"btio:n=20", "16"},
+                             {"collperf:n=16", "12"},
                              {"ior:block=64k,transfer=16k,segments=4", "24"},
                              {"mesh:elems=20000,seed=2", "20"}};
     for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
-        struct job j = job(pats[i][0], atoi(pats[i][1]), "tree:racks=3,nodes=4,cores=4",
-                           "scatter:seed=4");
+        struct job j =
+            job(pats[i][0], atoi(pats[i][1]), "tree:racks=3,nodes=4,cores=4", "scatter:seed=4");
         CHECK_EQ(tacio_hints_set(j.h, "cb_config_list", "*:2"), 0);
         struct tacio_plan *f = plan(&j, "tatp"), *r = plan(&j, "romio");
         CHECK_EQ(tacio_hints_set(j.h, "tacio_solver", "dense"), 0);
@@ -147,6 +149,25 @@ static void test_mccio_groups(void)
         CHECK_EQ(j.t->rank_host[p->agg[k]], k); /* aggregator on the data's host */
     }
     CHECK_EQ(p->m.offnode_bytes, 0);
+    tacio_plan_free(p);
+    job_free(&j);
+}
+
+/* Without tacio_msg_ind the tree has one leaf per aggregator slot, of equal
+ * bytes: no domain swallows the surplus leaves. */
+static void test_mccio_default_slots(void)
+{
+    struct job j = job("cube:n=64", 64, "tree:racks=2,nodes=6,cores=8", "scatter:seed=1");
+    CHECK_EQ(tacio_hints_set(j.h, "tacio_aggs_per_host", "2"), 0);
+    struct tacio_plan *p = plan(&j, "mccio");
+    CHECK_EQ(p->part.n, 2 * j.t->nused_hosts);
+    int64_t lo = INT64_MAX, hi = 0;
+    for (int k = 0; k < p->part.n; k++) {
+        lo = min64(lo, p->part.fd[k].end - p->part.fd[k].start);
+        hi = max64(hi, p->part.fd[k].end - p->part.fd[k].start);
+    }
+    CHECK(hi - lo <= 8); /* equal to within an element */
+    CHECK_EQ(p->m.naggs, p->part.n);
     tacio_plan_free(p);
     job_free(&j);
 }
@@ -237,6 +258,7 @@ int main(int argc, char **argv)
     test_flow_equals_dense_on_patterns();
     test_mccio_remerge();
     test_mccio_groups();
+    test_mccio_default_slots();
     test_tsujita_order();
     test_auto();
     test_hints();

@@ -129,8 +129,13 @@ static void test_dist_and_errors(void)
     CHECK_EQ(tacio_topo_place(t, "block", 7), TACIO_EINVAL);
     tacio_topo_free(t);
 
-    const char *bad[] = {"tree:racks=0,nodes=2,cores=2", "tree:racks=2,nodes=2,cores=2,extra=1",
-                         "tree:racks=x", "fattree:k=5", "torus:x=3", "dist:", "flat:nodes=-1",
+    const char *bad[] = {"tree:racks=0,nodes=2,cores=2",
+                         "tree:racks=2,nodes=2,cores=2,extra=1",
+                         "tree:racks=x",
+                         "fattree:k=5",
+                         "torus:x=3",
+                         "dist:",
+                         "flat:nodes=-1",
                          NULL};
     for (int i = 0; bad[i]; i++) {
         t = NULL;

@@ -47,8 +47,9 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
         return rc;
     }
     snprintf(best->strategy, sizeof best->strategy, "auto");
-    snprintf(best->detail, sizeof best->detail, "chose %s with %d aggregator(s) per host, model %.4g s",
-             best_name, best_k, best->m.model_seconds);
+    snprintf(best->detail, sizeof best->detail,
+             "chose %s with %d aggregator(s) per host, model %.4g s", best_name, best_k,
+             best->m.model_seconds);
     *out = best;
     return 0;
 }

@@ -17,8 +17,7 @@ static bool use_flow(const struct plan_ctx *ctx, bool latp)
     return topo_has_tree(t) && (latp || t->uniform_depth);
 }
 
-int assign_lap(const struct plan_ctx *ctx, const struct comm *c, bool latp,
-               struct tacio_plan *plan)
+int assign_lap(const struct plan_ctx *ctx, const struct comm *c, bool latp, struct tacio_plan *plan)
 {
     bool flow = use_flow(ctx, latp);
     int rc = flow ? assign_tree_flow(ctx->topo, c, latp, plan->agg, &plan->lap_cost)

@@ -2,7 +2,8 @@
  * 1. aggregation groups: the access range is cut only where no host has data
  *    on both sides, once a group holds tacio_msg_group bytes;
  * 2. per group, a partition tree: recursive bisection until a leaf holds at
- *    most tacio_msg_ind bytes (default cb_buffer_size);
+ *    most tacio_msg_ind bytes, or, when that hint is unset, into one leaf per
+ *    aggregator slot (bisect_to_slots says why);
  * 3. per leaf, left to right: among the hosts holding its data with fewer
  *    than tacio_aggs_per_host aggregators, the one with most free memory; if
  *    that is below tacio_mem_min the leaf is remerged into its neighbour
@@ -98,37 +99,92 @@ static int group_cuts(const struct plan_ctx *ctx, int64_t **cuts, int *ncuts)
 
 /* ---- partition tree ---- */
 
-static int64_t msg_ind(const struct plan_ctx *ctx)
+static int64_t align_split(const struct plan_ctx *ctx, int64_t x, int64_t lo)
 {
-    return ctx->h->msg_ind > 0 ? ctx->h->msg_ind : ctx->h->cb_buffer_size;
+    int64_t unit = ctx->h->striping_unit;
+    return unit > 0 && x - x % unit > lo ? x - x % unit : x;
 }
 
-static int64_t split_point(const struct plan_ctx *ctx, int64_t lo, int64_t hi)
+/* Smallest offset x in (lo, hi) with at least `want` bytes in [lo, x). */
+static int64_t byte_quantile(const struct plan_ctx *ctx, int64_t lo, int64_t hi, int64_t want)
 {
-    int64_t mid = lo + (hi - lo) / 2, unit = ctx->h->striping_unit;
-    if (unit > 0 && mid - mid % unit > lo)
-        mid -= mid % unit;
-    return mid;
-}
-
-/* Bisect x until each leaf holds at most Msg_ind bytes; leaves appended in
- * file order. */
-static int bisect(const struct plan_ctx *ctx, struct mc_aux *a, int x)
-{
-    int64_t lo = a->tree.v[x].lo, hi = a->tree.v[x].hi;
-    if (hi - lo > 1 && pattern_total_in(ctx->pat, lo, hi) > msg_ind(ctx)) {
-        int l = mc_split(&a->tree, x, split_point(ctx, lo, hi));
-        if (l < 0)
-            return l;
-        int r = a->tree.v[x].right, rc = bisect(ctx, a, l);
-        return rc ? rc : bisect(ctx, a, r);
+    int64_t a = lo + 1, b = hi - 1;
+    while (a < b) {
+        int64_t m = a + (b - a) / 2;
+        if (pattern_total_in(ctx->pat, lo, m) >= want)
+            b = m;
+        else
+            a = m + 1;
     }
+    return a;
+}
+
+static int add_leaf(struct mc_aux *a, int x)
+{
     int *g = realloc(a->leaves, sizeof(int) * (size_t)(a->nleaves + 1));
     if (!g)
         return tacio_fail(TACIO_ENOMEM, "out of memory");
     a->leaves = g;
     a->leaves[a->nleaves++] = x;
     return 0;
+}
+
+/* The paper's rule, with tacio_msg_ind set: halve the region until a leaf
+ * holds at most Msg_ind bytes. */
+static int bisect_to_size(const struct plan_ctx *ctx, struct mc_aux *a, int x)
+{
+    int64_t lo = a->tree.v[x].lo, hi = a->tree.v[x].hi;
+    if (hi - lo > 1 && pattern_total_in(ctx->pat, lo, hi) > ctx->h->msg_ind) {
+        int l = mc_split(&a->tree, x, align_split(ctx, lo + (hi - lo) / 2, lo));
+        if (l < 0)
+            return l;
+        int r = a->tree.v[x].right, rc = bisect_to_size(ctx, a, l);
+        return rc ? rc : bisect_to_size(ctx, a, r);
+    }
+    return add_leaf(a, x);
+}
+
+/* Without tacio_msg_ind, Msg_ind is whatever gives each aggregator slot of
+ * the group one leaf: bisect at the byte quantile that leaves floor(s/2) of
+ * the s slots on the left. Halving at the midpoint with a fixed Msg_ind would
+ * make 2^k leaves, and the surplus over the slots would all remerge into one
+ * oversized domain. */
+static int bisect_to_slots(const struct plan_ctx *ctx, struct mc_aux *a, int x, int slots)
+{
+    int64_t lo = a->tree.v[x].lo, hi = a->tree.v[x].hi;
+    int64_t bytes = slots > 1 && hi - lo > 1 ? pattern_total_in(ctx->pat, lo, hi) : 0;
+    if (bytes > 1) {
+        int left = slots / 2;
+        int64_t mid = byte_quantile(ctx, lo, hi, (int64_t)((__int128)bytes * left / slots));
+        int l = mc_split(&a->tree, x, align_split(ctx, mid, lo));
+        if (l < 0)
+            return l;
+        int r = a->tree.v[x].right, rc = bisect_to_slots(ctx, a, l, left);
+        return rc ? rc : bisect_to_slots(ctx, a, r, slots - left);
+    }
+    return add_leaf(a, x);
+}
+
+/* Aggregator slots of a group: N_ah (at most its rank count) per host with
+ * data in it. */
+static int group_slots(const struct plan_ctx *ctx, int64_t lo, int64_t hi)
+{
+    const struct tacio_topo *t = ctx->topo;
+    int *per = xcalloc((size_t)t->nhosts, sizeof(int));
+    if (!per)
+        return 1;
+    int slots = 0;
+    for (int r = 0; r < t->nprocs; r++) {
+        int64_t a, b;
+        ctx->pat->ops->span(ctx->pat, r, &a, &b);
+        int h = t->rank_host[r];
+        if (a < b && a < hi && lo < b && per[h] < ctx->h->aggs_per_host) {
+            per[h]++;
+            slots++;
+        }
+    }
+    free(per);
+    return slots > 0 ? slots : 1;
 }
 
 /* matrix: patterns: the tree splits between the fixed FDs. */
@@ -142,19 +198,14 @@ static int split_fixed(const struct plan_ctx *ctx, struct mc_aux *a, int x, int 
         int r = a->tree.v[x].right, rc = split_fixed(ctx, a, l, j0, jm);
         return rc ? rc : split_fixed(ctx, a, r, jm, j1);
     }
-    int *g = realloc(a->leaves, sizeof(int) * (size_t)(a->nleaves + 1));
-    if (!g)
-        return tacio_fail(TACIO_ENOMEM, "out of memory");
-    a->leaves = g;
-    a->leaves[a->nleaves++] = x;
-    return 0;
+    return add_leaf(a, x);
 }
 
 static int build_tree(const struct plan_ctx *ctx, struct mc_aux *a)
 {
     if (ctx->pat->nfixed) {
-        int root = mc_add(&a->tree, -1, ctx->pat->fixed_start[0],
-                          ctx->pat->fixed_start[ctx->pat->nfixed]);
+        int root =
+            mc_add(&a->tree, -1, ctx->pat->fixed_start[0], ctx->pat->fixed_start[ctx->pat->nfixed]);
         return root < 0 ? root : split_fixed(ctx, a, root, 0, ctx->pat->nfixed);
     }
     int64_t *cuts = NULL;
@@ -163,7 +214,12 @@ static int build_tree(const struct plan_ctx *ctx, struct mc_aux *a)
         return rc;
     for (int g = 0; !rc && g < ng; g++) {
         int root = mc_add(&a->tree, -1, cuts[g], cuts[g + 1]);
-        rc = root < 0 ? root : bisect(ctx, a, root);
+        if (root < 0)
+            rc = root;
+        else if (ctx->h->msg_ind > 0)
+            rc = bisect_to_size(ctx, a, root);
+        else
+            rc = bisect_to_slots(ctx, a, root, group_slots(ctx, cuts[g], cuts[g + 1]));
     }
     free(cuts);
     return rc;
@@ -194,7 +250,7 @@ static int mccio_partition(const struct plan_ctx *ctx, struct partition *out)
 
 struct locator {
     const struct plan_ctx *ctx;
-    int64_t *mem;        /* free memory left per host */
+    int64_t *mem; /* free memory left per host */
     int *aggs_on_host;
     char *is_agg;
     int64_t *rank_bytes; /* bytes of each rank in the current leaf */
@@ -210,9 +266,8 @@ static void leaf_bytes(struct locator *L, int64_t lo, int64_t hi)
     for (int r = 0; r < t->nprocs; r++) {
         int64_t a, b;
         L->ctx->pat->ops->span(L->ctx->pat, r, &a, &b);
-        L->rank_bytes[r] = a < hi && lo < b ? pattern_bytes_in(L->ctx->pat, r, max64(a, lo),
-                                                                min64(b, hi))
-                                            : 0;
+        L->rank_bytes[r] =
+            a < hi && lo < b ? pattern_bytes_in(L->ctx->pat, r, max64(a, lo), min64(b, hi)) : 0;
         L->host_bytes[t->rank_host[r]] += L->rank_bytes[r];
     }
 }
