@@ -64,7 +64,8 @@ void tacio_hints_free(struct tacio_hints *hints);
  */
 int tacio_topo_set_memory(struct tacio_topo *topo, const char *spec);
 
-/** Compute a plan with the strategy named in the hints (tacio_strategy). */
+/** Compute a plan with the strategy named in the hints (tacio_strategy).
+ * The plan refers to the topology's vertex names: free it first. */
 int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo *topo,
                        const struct tacio_hints *hints, struct tacio_plan **out);
 void tacio_plan_free(struct tacio_plan *plan);

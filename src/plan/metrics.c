@@ -57,6 +57,8 @@ static void fd_traffic(const struct plan_ctx *ctx, const struct comm *c, int j,
     }
     pa->bytes[a] += c->fd_bytes[j];
     pa->extent[a] += fd_extent(&plan->part.fd[j]);
+    plan->fd_bytes[j] = c->fd_bytes[j];
+    plan->fd_mem[j] = min64(fd_extent(&plan->part.fd[j]), ctx->h->cb_buffer_size);
 }
 
 /* Collection contention: in step s every aggregator gathers from the s-th
@@ -178,13 +180,17 @@ int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tac
                          xcalloc(p, sizeof(int64_t)), xcalloc(p, sizeof(int64_t))};
     int64_t *host_acc = xcalloc((size_t)t->nhosts, sizeof(int64_t));
     int *touched = malloc(sizeof(int) * (size_t)t->nhosts);
+    plan->fd_bytes = malloc(sizeof(int64_t) * (size_t)(c->a ? c->a : 1));
+    plan->fd_mem = malloc(sizeof(int64_t) * (size_t)(c->a ? c->a : 1));
     if (topo_has_tree(t)) {
         plan->nlinks = t->nverts;
+        plan->link_name = t->vname;
         plan->link_up = xcalloc((size_t)t->nverts, sizeof(int64_t));
         plan->link_down = xcalloc((size_t)t->nverts, sizeof(int64_t));
     }
     int rc = 0;
     if (!pa.bytes || !pa.extent || !pa.offnode_in || !pa.msgs || !host_acc || !touched ||
+        !plan->fd_bytes || !plan->fd_mem ||
         (topo_has_tree(t) && (!plan->link_up || !plan->link_down)))
         rc = tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
     memset(&plan->m, 0, sizeof plan->m);

@@ -108,6 +108,8 @@ void tacio_plan_free(struct tacio_plan *p)
     free(p->agg);
     free(p->order_ptr);
     free(p->order);
+    free(p->fd_bytes);
+    free(p->fd_mem);
     free(p->link_up);
     free(p->link_down);
     free(p);
@@ -120,13 +122,30 @@ static void json_fds(const struct tacio_plan *p, FILE *out)
     fputs("\"fds\":[", out);
     for (int j = 0; j < p->part.n; j++) {
         const struct fdom *fd = &p->part.fd[j];
-        fprintf(out, "%s{\"index\":%d,\"start\":%lld,\"end\":%lld,\"aggregator\":%d", j ? "," : "",
-                j, (long long)fd->start, (long long)fd->end, p->agg[j]);
+        fprintf(out,
+                "%s{\"index\":%d,\"start\":%lld,\"end\":%lld,\"aggregator\":%d,\"bytes\":%lld,"
+                "\"mem\":%lld",
+                j ? "," : "", j, (long long)fd->start, (long long)fd->end, p->agg[j],
+                (long long)p->fd_bytes[j], (long long)p->fd_mem[j]);
         if (fd->unit)
             fprintf(out, ",\"unit\":%lld,\"stride\":%lld", (long long)fd->unit,
                     (long long)fd->stride);
         fputc('}', out);
     }
+    fputc(']', out);
+}
+
+/* Links that carry any bytes: the vertex below the link, bytes up, down. */
+static void json_links(const struct tacio_plan *p, FILE *out)
+{
+    fputs(",\"links\":[", out);
+    bool first = true;
+    for (int v = 0; p->link_up && v < p->nlinks; v++)
+        if (p->link_up[v] || p->link_down[v]) {
+            fprintf(out, "%s{\"below\":\"%s\",\"up\":%lld,\"down\":%lld}", first ? "" : ",",
+                    p->link_name[v], (long long)p->link_up[v], (long long)p->link_down[v]);
+            first = false;
+        }
     fputc(']', out);
 }
 
@@ -136,6 +155,7 @@ void tacio_plan_write_json(const struct tacio_plan *p, FILE *out)
     fprintf(out, "{\"strategy\":\"%s\",\"detail\":\"%s\",\"procs\":%d,\"naggs\":%d,", p->strategy,
             p->detail, p->nprocs, m->naggs);
     json_fds(p, out);
+    json_links(p, out);
     fprintf(out,
             ",\"total_bytes\":%lld,\"shuffle_bytes\":%lld,\"offnode_bytes\":%lld,"
             "\"hop_bytes\":%lld,",

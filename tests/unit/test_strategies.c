@@ -47,6 +47,14 @@ static void check_tatp_example(const char *topo)
     struct tacio_plan *r = plan(&j, "romio"), *t = plan(&j, "tatp"), *l = plan(&j, "latp");
     CHECK_EQ(r->m.hop_bytes, 53);
     CHECK(r->agg[0] == 0 && r->agg[1] == 2 && r->agg[2] == 4);
+    if (r->link_up) { /* by hand: P2 sends 4 to P0, P0+P1 4 to P2, P3 4 to P4, P4 4 to P2 */
+        int n2 = j.t->host_vert[1];
+        CHECK_EQ(r->link_up[n2], 8);
+        CHECK_EQ(r->link_down[n2], 8);
+        CHECK_EQ(r->m.max_link_load, 8);
+        CHECK_EQ(r->fd_bytes[1], 8);
+    } else
+        CHECK_EQ(r->m.max_link_load, -1);
     CHECK_EQ(t->m.hop_bytes, 40);
     CHECK_EQ(t->lap_cost, 40);
     CHECK(t->agg[0] == 2 && t->agg[1] == 4 && (t->agg[2] == 3 || t->agg[2] == 5));
