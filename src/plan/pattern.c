@@ -63,6 +63,9 @@ void tacio_pattern_free(struct tacio_pattern *p)
     free(p->fixed_start);
     free(p->slice_cum);
     free(p->span_lo);
+    free(p->views);
+    free(p->view_s0);
+    free(p->view_n);
     free(p->span_hi);
     free(p);
 }

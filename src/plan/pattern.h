@@ -14,6 +14,8 @@
 
 typedef int (*extent_fn)(int64_t off, int64_t len, void *ctx);
 
+struct view;
+
 struct pattern_ops {
     const char *name;
     /* [lo, hi) holding all of the rank's bytes; lo == hi when it has none */
@@ -42,6 +44,10 @@ struct tacio_pattern {
      * of the rank's earlier runs */
     int64_t *run_off, *run_len, *run_cum;
     int64_t *run_first;
+
+    /* views (the MPI engine): rank r accesses stream [view_s0[r], +view_n[r]) of views[r] */
+    struct view *views;
+    int64_t *view_s0, *view_n;
 
     /* matrix: the file domains are fixed by the matrix's columns */
     int nfixed;

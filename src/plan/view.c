@@ -1,0 +1,272 @@
+#include "view.h"
+
+#include "pattern.h"
+#include "util.h"
+
+#include <string.h>
+
+int flat_append(struct flat_builder *b, int64_t off, int64_t len)
+{
+    struct flat *f = &b->f;
+    if (len <= 0)
+        return 0;
+    if (f->n && f->off[f->n - 1] + f->len[f->n - 1] == off) {
+        f->len[f->n - 1] += len;
+        return 0;
+    }
+    if (f->n == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 16;
+        int64_t *o = realloc(f->off, sizeof(int64_t) * (size_t)b->cap);
+        if (o)
+            f->off = o;
+        int64_t *l = realloc(f->len, sizeof(int64_t) * (size_t)b->cap);
+        if (l)
+            f->len = l;
+        if (!o || !l)
+            return tacio_fail(TACIO_ENOMEM, "out of memory flattening a datatype");
+    }
+    f->off[f->n] = off;
+    f->len[f->n++] = len;
+    return 0;
+}
+
+int flat_append_repeat(struct flat_builder *b, const struct flat *t, int64_t base, int64_t count,
+                       int64_t stride)
+{
+    if (t->n == 1 && t->len[0] == stride) /* back-to-back copies: one run */
+        return flat_append(b, base + t->off[0], count * stride);
+    for (int64_t k = 0; k < count; k++)
+        for (int64_t i = 0; i < t->n; i++) {
+            int rc = flat_append(b, base + k * stride + t->off[i], t->len[i]);
+            if (rc)
+                return rc;
+        }
+    return 0;
+}
+
+int flat_finish(struct flat_builder *b, int64_t lb, int64_t extent, struct flat **out)
+{
+    struct flat *f = malloc(sizeof *f);
+    int64_t *cum = malloc(sizeof(int64_t) * (size_t)(b->f.n + 1));
+    if (!f || !cum) {
+        free(f);
+        free(cum);
+        free(b->f.off);
+        free(b->f.len);
+        return tacio_fail(TACIO_ENOMEM, "out of memory flattening a datatype");
+    }
+    *f = b->f;
+    f->cum = cum;
+    f->lb = lb;
+    f->extent = extent;
+    f->monotonic = true;
+    cum[0] = 0;
+    for (int64_t i = 0; i < f->n; i++) {
+        cum[i + 1] = cum[i] + f->len[i];
+        if (i && f->off[i] < f->off[i - 1] + f->len[i - 1])
+            f->monotonic = false;
+    }
+    f->size = cum[f->n];
+    memset(b, 0, sizeof *b);
+    *out = f;
+    return 0;
+}
+
+void flat_free(struct flat *f)
+{
+    if (!f)
+        return;
+    free(f->off);
+    free(f->len);
+    free(f->cum);
+    free(f);
+}
+
+int flat_copy(const struct flat *src, struct flat **out)
+{
+    struct flat_builder b = {0};
+    for (int64_t i = 0; i < src->n; i++) {
+        int rc = flat_append(&b, src->off[i], src->len[i]);
+        if (rc)
+            return rc;
+    }
+    return flat_finish(&b, src->lb, src->extent, out);
+}
+
+/* Index of the extent holding stream byte r of one instance (0 <= r < size). */
+static int64_t extent_at(const struct flat *f, int64_t r)
+{
+    int64_t a = 0, b = f->n - 1;
+    while (a < b) {
+        int64_t m = a + (b - a + 1) / 2;
+        if (f->cum[m] <= r)
+            a = m;
+        else
+            b = m - 1;
+    }
+    return a;
+}
+
+int64_t flat_offset_of(const struct flat *f, int64_t s)
+{
+    int64_t tile = s / f->size, r = s % f->size, i = extent_at(f, r);
+    return tile * f->extent + f->off[i] + (r - f->cum[i]);
+}
+
+int view_check(const struct flat *ft)
+{
+    if (ft->size == 0)
+        return tacio_fail(TACIO_EINVAL, "the filetype holds no data");
+    if (!ft->monotonic || ft->off[0] < 0)
+        return tacio_fail(TACIO_EINVAL, "the filetype's displacements must be non-negative and "
+                                        "nondecreasing (MPI file view rule)");
+    if (ft->off[ft->n - 1] + ft->len[ft->n - 1] - ft->off[0] > ft->extent)
+        return tacio_fail(TACIO_EINVAL, "the filetype's extent %lld is smaller than its data "
+                                        "span: consecutive tiles would overlap",
+                          (long long)ft->extent);
+    return 0;
+}
+
+int64_t view_bytes_below(const struct view *v, int64_t x)
+{
+    const struct flat *f = v->ft;
+    int64_t y = x - v->disp, off0 = f->off[0];
+    if (y <= off0)
+        return 0;
+    int64_t k = (y - off0) / f->extent, r = y - k * f->extent;
+    int64_t a = 0, b = f->n - 1; /* last extent starting below r */
+    while (a < b) {
+        int64_t m = a + (b - a + 1) / 2;
+        if (f->off[m] < r)
+            a = m;
+        else
+            b = m - 1;
+    }
+    return k * f->size + f->cum[a] + min64(f->len[a], r - f->off[a]);
+}
+
+int view_walk(const struct view *v, int64_t s0, int64_t s1, int64_t lo, int64_t hi, piece_fn fn,
+              void *ctx)
+{
+    const struct flat *f = v->ft;
+    int64_t s = max64(s0, view_bytes_below(v, lo));
+    if (s >= s1)
+        return 0;
+    int64_t tile = s / f->size, r = s % f->size, i = extent_at(f, r);
+    int64_t into = r - f->cum[i];
+    while (s < s1) {
+        int64_t off = v->disp + tile * f->extent + f->off[i] + into;
+        if (off >= hi)
+            break;
+        int64_t len = min64(min64(f->len[i] - into, s1 - s), hi - off);
+        int rc = fn(off, len, s, ctx);
+        if (rc)
+            return rc;
+        s += len;
+        into = 0;
+        if (++i == f->n) {
+            i = 0;
+            tile++;
+        }
+    }
+    return 0;
+}
+
+static void flat_copy_bytes(const struct flat *mt, char *base, int64_t s, int64_t len, char *buf,
+                            bool to_mem)
+{
+    if (len <= 0)
+        return;
+    int64_t tile = s / mt->size, r = s % mt->size, i = extent_at(mt, r);
+    int64_t into = r - mt->cum[i];
+    while (len > 0) {
+        char *p = base + tile * mt->extent + mt->off[i] + into;
+        int64_t n = min64(mt->len[i] - into, len);
+        if (to_mem)
+            memcpy(p, buf, (size_t)n);
+        else
+            memcpy(buf, p, (size_t)n);
+        buf += n;
+        len -= n;
+        into = 0;
+        if (++i == mt->n) {
+            i = 0;
+            tile++;
+        }
+    }
+}
+
+void flat_gather(const struct flat *mt, const char *base, int64_t s, int64_t len, char *dst)
+{
+    flat_copy_bytes(mt, (char *)base, s, len, dst, false);
+}
+
+void flat_scatter(const struct flat *mt, char *base, int64_t s, int64_t len, const char *src)
+{
+    flat_copy_bytes(mt, base, s, len, (char *)src, true);
+}
+
+/* ---- the views pattern ---- */
+
+static void views_span(const struct tacio_pattern *p, int rank, int64_t *lo, int64_t *hi)
+{
+    const struct view *v = &p->views[rank];
+    int64_t s0 = p->view_s0[rank], n = p->view_n[rank];
+    *lo = n ? view_offset_of(v, s0) : 0;
+    *hi = n ? view_offset_of(v, s0 + n - 1) + 1 : 0;
+}
+
+static int64_t views_prefix(const struct tacio_pattern *p, int rank, int64_t x)
+{
+    int64_t below = view_bytes_below(&p->views[rank], x) - p->view_s0[rank];
+    return max64(0, min64(below, p->view_n[rank]));
+}
+
+struct extent_adapter {
+    extent_fn fn;
+    void *ctx;
+};
+
+static int adapt_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
+{
+    (void)spos;
+    struct extent_adapter *a = ctx;
+    return a->fn(off, len, a->ctx);
+}
+
+static int views_extents(const struct tacio_pattern *p, int rank, extent_fn fn, void *ctx)
+{
+    struct extent_adapter a = {fn, ctx};
+    int64_t s0 = p->view_s0[rank];
+    return view_walk(&p->views[rank], s0, s0 + p->view_n[rank], INT64_MIN / 4, INT64_MAX / 4,
+                     adapt_piece, &a);
+}
+
+static const struct pattern_ops views_ops = {"views", views_span, views_prefix, views_extents};
+
+int pattern_from_views(int nprocs, const struct view *views, const int64_t *s0, const int64_t *n,
+                       struct tacio_pattern **out)
+{
+    struct tacio_pattern *p = xcalloc(1, sizeof *p);
+    struct view *v = malloc(sizeof *v * (size_t)nprocs);
+    int64_t *a = malloc(sizeof(int64_t) * (size_t)nprocs);
+    int64_t *b = malloc(sizeof(int64_t) * (size_t)nprocs);
+    if (!p || !v || !a || !b) {
+        free(p);
+        free(v);
+        free(a);
+        free(b);
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    }
+    memcpy(v, views, sizeof *v * (size_t)nprocs);
+    memcpy(a, s0, sizeof(int64_t) * (size_t)nprocs);
+    memcpy(b, n, sizeof(int64_t) * (size_t)nprocs);
+    p->ops = &views_ops;
+    p->nprocs = nprocs;
+    p->elem = 1;
+    p->views = v;
+    p->view_s0 = a;
+    p->view_n = b;
+    *out = p;
+    return 0;
+}

@@ -1,0 +1,72 @@
+/* Flattened datatypes and file views, without MPI.
+ *
+ * A flattened type is one instance of an MPI typemap as (offset, length)
+ * extents in typemap order, adjacent extents merged. A "stream" is the bytes
+ * of count instances read in typemap order: MPI's packed order. Tiling the
+ * type every `extent` bytes maps stream positions to byte offsets, which is
+ * how both a memory buffer (buf, count, datatype) and a file view (disp,
+ * filetype) lay out their data. */
+#ifndef TACIO_VIEW_H
+#define TACIO_VIEW_H
+
+#include "tacio_plan.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct flat {
+    int64_t n;
+    int64_t *off, *len;
+    int64_t *cum;   /* n + 1 prefix sums of len */
+    int64_t size;   /* cum[n]: bytes of data in one instance */
+    int64_t lb, extent;
+    bool monotonic; /* offsets nondecreasing and extents disjoint: usable as a filetype */
+};
+
+/* Growable builder: append() merges with the previous extent when adjacent. */
+struct flat_builder {
+    struct flat f;
+    int64_t cap;
+};
+int flat_append(struct flat_builder *b, int64_t off, int64_t len);
+/* count instances of t, the k-th at base + k*stride. */
+int flat_append_repeat(struct flat_builder *b, const struct flat *t, int64_t base, int64_t count,
+                       int64_t stride);
+/* Seal: prefix sums, monotonic flag; lb and extent are the caller's. */
+int flat_finish(struct flat_builder *b, int64_t lb, int64_t extent, struct flat **out);
+void flat_free(struct flat *f);
+int flat_copy(const struct flat *src, struct flat **out);
+
+/* Offset (relative to the origin of tile 0) of stream byte s. */
+int64_t flat_offset_of(const struct flat *f, int64_t s);
+
+/* A file view: filetype tiled from disp (must be monotonic, tiles disjoint). */
+struct view {
+    int64_t disp;
+    const struct flat *ft;
+};
+int view_check(const struct flat *ft);
+/* Stream bytes lying below file offset x. */
+int64_t view_bytes_below(const struct view *v, int64_t x);
+static inline int64_t view_offset_of(const struct view *v, int64_t s)
+{
+    return v->disp + flat_offset_of(v->ft, s);
+}
+
+/* Pieces of stream [s0, s1) that fall in file [lo, hi), in file order:
+ * fn(file offset, length, stream position). */
+typedef int (*piece_fn)(int64_t off, int64_t len, int64_t spos, void *ctx);
+int view_walk(const struct view *v, int64_t s0, int64_t s1, int64_t lo, int64_t hi, piece_fn fn,
+              void *ctx);
+
+/* Copy between a typed memory buffer (memtype tiled from base) and a packed
+ * stream: len bytes starting at stream position s. */
+void flat_gather(const struct flat *mt, const char *base, int64_t s, int64_t len, char *dst);
+void flat_scatter(const struct flat *mt, char *base, int64_t s, int64_t len, const char *src);
+
+/* A pattern whose rank r accesses stream [s0[r], s0[r] + n[r]) of views[r];
+ * the views' flats must outlive the pattern. */
+int pattern_from_views(int nprocs, const struct view *views, const int64_t *s0, const int64_t *n,
+                       struct tacio_pattern **out);
+
+#endif

@@ -1,0 +1,139 @@
+/* File views and memory streams against brute force over explicit byte maps. */
+#include "check.h"
+#include "plan/pattern.h"
+#include "plan/util.h"
+#include "plan/view.h"
+
+#include <string.h>
+
+#define SPAN 4096
+
+static struct flat *random_flat(uint64_t *st, bool monotonic)
+{
+    struct flat_builder b = {0};
+    int n = 1 + (int)(rng_next(st) % 6);
+    int64_t pos = (int64_t)(rng_next(st) % 4);
+    for (int i = 0; i < n; i++) {
+        int64_t len = 1 + (int64_t)(rng_next(st) % 5);
+        int64_t off = monotonic ? pos : (int64_t)(rng_next(st) % 40);
+        flat_append(&b, off, len);
+        pos += len + (int64_t)(rng_next(st) % 4);
+    }
+    int64_t hi = 0;
+    for (int64_t i = 0; i < b.f.n; i++)
+        hi = max64(hi, b.f.off[i] + b.f.len[i]);
+    struct flat *f;
+    flat_finish(&b, 0, hi + (int64_t)(rng_next(st) % 5), &f);
+    return f;
+}
+
+/* byte map: owner stream position of each file byte, -1 if none */
+static void file_map(const struct view *v, int64_t nbytes, int64_t *map)
+{
+    for (int64_t x = 0; x < SPAN; x++)
+        map[x] = -1;
+    for (int64_t s = 0; s < nbytes; s++) {
+        int64_t off = view_offset_of(v, s);
+        if (off < SPAN)
+            map[off] = s;
+    }
+}
+
+struct walk_check {
+    const int64_t *map;
+    int64_t count;
+    int bad;
+};
+
+static int check_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
+{
+    struct walk_check *w = ctx;
+    for (int64_t k = 0; k < len; k++)
+        if (off + k >= SPAN || w->map[off + k] != spos + k)
+            w->bad++;
+    w->count += len;
+    return 0;
+}
+
+static void test_views(void)
+{
+    uint64_t st = 11;
+    static int64_t map[SPAN];
+    for (int trial = 0; trial < 300; trial++) {
+        struct flat *ft = random_flat(&st, true);
+        CHECK_EQ(view_check(ft), 0);
+        struct view v = {(int64_t)(rng_next(&st) % 20), ft};
+        int64_t nbytes = 40 * ft->size;
+        file_map(&v, nbytes, map);
+        int64_t below = 0, mapped = min64(SPAN, view_offset_of(&v, nbytes - 1) + 1);
+        for (int64_t x = 0; x <= mapped; x++) {
+            CHECK_EQ(view_bytes_below(&v, x), below);
+            below += x < mapped && map[x] >= 0;
+        }
+        int64_t s0 = (int64_t)(rng_next(&st) % 30);
+        int64_t s1 = min64(nbytes, s0 + (int64_t)(rng_next(&st) % 200));
+        int64_t lo = (int64_t)(rng_next(&st) % 300), hi = lo + (int64_t)(rng_next(&st) % 300);
+        struct walk_check w = {map, 0, 0};
+        CHECK_EQ(view_walk(&v, s0, s1, lo, hi, check_piece, &w), 0);
+        int64_t want = 0;
+        for (int64_t x = lo; x < hi; x++)
+            want += map[x] >= s0 && map[x] < s1;
+        CHECK_EQ(w.bad, 0);
+        CHECK_EQ(w.count, want);
+        /* the pattern built from it agrees with the walk */
+        struct tacio_pattern *p;
+        int64_t n = s1 - s0;
+        CHECK_EQ(pattern_from_views(1, &v, &s0, &n, &p), 0);
+        CHECK_EQ(pattern_bytes_in(p, 0, lo, hi), want);
+        tacio_pattern_free(p);
+        flat_free(ft);
+    }
+}
+
+static void test_memory_streams(void)
+{
+    uint64_t st = 5;
+    for (int trial = 0; trial < 200; trial++) {
+        struct flat *mt = random_flat(&st, false); /* typemap order, may go backwards */
+        char mem[1024], back[1024], packed[512];
+        for (int i = 0; i < 1024; i++)
+            mem[i] = (char)rng_next(&st);
+        memcpy(back, mem, sizeof mem);
+        int64_t total = min64(10 * mt->size, 400);
+        int64_t s = (int64_t)(rng_next(&st) % (uint64_t)total), len = total - s;
+        flat_gather(mt, mem, s, len, packed);
+        for (int64_t k = 0; k < len; k++)
+            CHECK_EQ(packed[k], mem[flat_offset_of(mt, s + k)]);
+        memset(back, 0, sizeof back);
+        flat_scatter(mt, back, s, len, packed);
+        for (int64_t k = 0; k < len; k++)
+            CHECK_EQ(back[flat_offset_of(mt, s + k)], packed[k]);
+        flat_free(mt);
+    }
+}
+
+static void test_bad_filetypes(void)
+{
+    struct flat_builder b = {0};
+    struct flat *f;
+    flat_append(&b, 8, 4);
+    flat_append(&b, 0, 4); /* goes backwards */
+    flat_finish(&b, 0, 16, &f);
+    CHECK_EQ(view_check(f), TACIO_EINVAL);
+    flat_free(f);
+    memset(&b, 0, sizeof b);
+    flat_append(&b, 0, 8);
+    flat_finish(&b, 0, 4, &f); /* extent below its span: tiles overlap */
+    CHECK_EQ(view_check(f), TACIO_EINVAL);
+    flat_free(f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        check_set_data_dir(argv[1]);
+    test_views();
+    test_memory_streams();
+    test_bad_filetypes();
+    return check_report("test_view");
+}
