@@ -137,6 +137,17 @@ static int set_tacio_hint(struct tacio_hints *h, const char *key, const char *va
         return set_size(key, value, 0, &h->msg_group);
     if (!strcmp(key, "tacio_solver"))
         return set_choice(key, value, h->solver, sizeof h->solver, solvers, "auto, flow, dense");
+    if (!strcmp(key, "tacio_ranks_per_node"))
+        return set_size(key, value, 1, &h->ranks_per_node);
+    if (!strcmp(key, "tacio_mem_per_node"))
+        return set_size(key, value, 1, &h->mem_per_node);
+    if (!strcmp(key, "tacio_topology")) {
+        if (strlen(value) >= sizeof h->topology)
+            return tacio_fail(TACIO_EINVAL, "hint tacio_topology is longer than %zu bytes",
+                              sizeof h->topology - 1);
+        snprintf(h->topology, sizeof h->topology, "%s", value);
+        return 0;
+    }
     if (!strcmp(key, "tacio_bw_link"))
         return set_double(key, value, &h->bw_link);
     if (!strcmp(key, "tacio_bw_agg_io"))
@@ -148,6 +159,7 @@ static int set_tacio_hint(struct tacio_hints *h, const char *key, const char *va
     return tacio_fail(TACIO_EINVAL,
                       "unknown hint '%s'; tacio's are tacio_strategy, tacio_msg_ind, "
                       "tacio_mem_min, tacio_aggs_per_host, tacio_msg_group, tacio_solver, "
+                      "tacio_ranks_per_node, tacio_topology, tacio_mem_per_node, "
                       "tacio_bw_link, tacio_bw_agg_io, tacio_bw_fs, tacio_latency",
                       key);
 }

@@ -17,7 +17,7 @@ static void add_link_load(const struct tacio_topo *t, struct tacio_plan *plan, i
         plan->link_down[v] += bytes;
 }
 
-static int64_t fd_extent(const struct fdom *fd)
+int64_t fdom_extent(const struct fdom *fd)
 {
     if (fd->unit == 0 || fd->end <= fd->start)
         return fd->end - fd->start;
@@ -56,9 +56,9 @@ static void fd_traffic(const struct plan_ctx *ctx, const struct comm *c, int j,
         host_acc[touched[i]] = 0;
     }
     pa->bytes[a] += c->fd_bytes[j];
-    pa->extent[a] += fd_extent(&plan->part.fd[j]);
+    pa->extent[a] += fdom_extent(&plan->part.fd[j]);
     plan->fd_bytes[j] = c->fd_bytes[j];
-    plan->fd_mem[j] = min64(fd_extent(&plan->part.fd[j]), ctx->h->cb_buffer_size);
+    plan->fd_mem[j] = min64(fdom_extent(&plan->part.fd[j]), ctx->h->cb_buffer_size);
 }
 
 /* Collection contention: in step s every aggregator gathers from the s-th

@@ -30,6 +30,10 @@ struct tacio_hints {
     double bw_link, bw_agg_io, bw_fs, latency;
     /* what the hints asked for, before clamping; printed by the CLI */
     int64_t cb_nodes_requested;
+    /* the MPI engine's: virtual hosts, the network, a cap on free memory */
+    int64_t ranks_per_node; /* 0: real hosts */
+    char topology[256];     /* "": one switch */
+    int64_t mem_per_node;   /* 0: no cap */
 };
 
 /* A file domain: contiguous [start, end), or with unit > 0 the stripes
@@ -117,6 +121,8 @@ int partition_fixed(const struct plan_ctx *ctx, struct partition *out);
 int partition_even(const struct plan_ctx *ctx, int n, struct partition *out);
 int partition_stripes(const struct plan_ctx *ctx, int n, struct partition *out);
 int partition_alloc(struct partition *p, int n);
+/* Bytes of file an FD covers (its stripes' bytes, for a striped FD). */
+int64_t fdom_extent(const struct fdom *fd);
 void partition_free(struct partition *p);
 /* FD holding offset x and where that piece ends. */
 int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end);

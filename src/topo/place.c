@@ -174,3 +174,25 @@ int topo_host_ranks(const struct tacio_topo *t, int **ptr_out, int **ranks_out)
     *ranks_out = ranks;
     return 0;
 }
+
+int topo_place_hosts(struct tacio_topo *t, int nprocs, const int *host_of, int nhosts)
+{
+    if (t->dist) /* the distance matrix decides who shares a host */
+        return place_on_dist(t, nprocs);
+    int *cand, ncand = candidate_hosts(t, &cand);
+    if (ncand < 0)
+        return ncand;
+    int rc = 0;
+    free(t->rank_host);
+    t->rank_host = malloc(sizeof(int) * (size_t)nprocs);
+    if (nhosts > ncand)
+        rc = tacio_fail(TACIO_ERANGE, "the job runs on %d hosts but the topology has %d", nhosts,
+                        ncand);
+    else if (!t->rank_host)
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory placing ranks");
+    for (int r = 0; !rc && r < nprocs; r++)
+        t->rank_host[r] = cand[host_of[r]];
+    free(cand);
+    t->nprocs = nprocs;
+    return rc ? rc : index_hosts(t);
+}

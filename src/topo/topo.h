@@ -59,6 +59,10 @@ static inline bool topo_has_tree(const struct tacio_topo *t)
     return t->dist == NULL;
 }
 
+/* Place ranks on the hosts the runtime found: rank r on the host_of[r]-th
+ * candidate host of the topology (dist: topologies keep their own grouping). */
+int topo_place_hosts(struct tacio_topo *t, int nprocs, const int *host_of, int nhosts);
+
 /* Ranks of each host in increasing order: host h has ranks[ptr[h] .. ptr[h+1]). */
 int topo_host_ranks(const struct tacio_topo *t, int **ptr, int **ranks);
 

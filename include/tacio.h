@@ -1,0 +1,66 @@
+/**
+ * @file tacio.h
+ * @brief tacio's collective MPI-IO API: two-phase I/O whose file domains and
+ * aggregators come from a pluggable strategy (hint "tacio_strategy").
+ *
+ * Error rule (stated once for every function here): each function returns
+ * MPI_SUCCESS or an MPI error code. The collective ones (open, close,
+ * set_view, the *_all calls) agree on errors: if any rank fails, every rank
+ * returns a code of the same MPI error class, and MPI_Error_string() on it
+ * names the cause as the first failing rank saw it. No rank hangs and no byte
+ * outside the extents being written changes.
+ *
+ * Hints: ROMIO's (cb_nodes, cb_buffer_size, cb_config_list, striping_unit,
+ * striping_factor) keep ROMIO's meaning; tacio's are prefixed "tacio_" (see
+ * the README). TACIO_HINTS="k=v,k=v" in the environment adds hints under the
+ * program's own. Hints must agree across ranks.
+ */
+#ifndef TACIO_H
+#define TACIO_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "tacio_plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tacio_file *tacio_file_t;
+
+/** Per-call statistics (the last collective call's). Times are seconds on
+ * the calling rank; byte counts are the plan's, identical on every rank. */
+struct tacio_stats {
+    char op[16]; /**< "write_all", "read_at_all", ... */
+    char strategy[32];
+    double st1_access, st2_plan, st3_route, st4_shuffle, st5_io, total;
+    int64_t bytes; /**< data moved by the call, all ranks */
+    int64_t shuffle_bytes, offnode_bytes, hop_bytes, max_link_load;
+    int naggs;
+    int64_t rounds;
+    int64_t buffer_bytes; /**< the largest aggregator buffer */
+};
+
+int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, tacio_file_t *fh);
+int tacio_file_close(tacio_file_t *fh);
+/** Only datarep "native" is supported. */
+int tacio_file_set_view(tacio_file_t fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                        const char *datarep, MPI_Info info);
+int tacio_file_write_all(tacio_file_t fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Status *status);
+int tacio_file_read_all(tacio_file_t fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Status *status);
+int tacio_file_write_at_all(tacio_file_t fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Status *status);
+int tacio_file_read_at_all(tacio_file_t fh, MPI_Offset offset, void *buf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Status *status);
+/** Individual file pointer, in etypes of the current view. */
+int tacio_file_seek(tacio_file_t fh, MPI_Offset offset, int whence);
+int tacio_file_get_position(tacio_file_t fh, MPI_Offset *offset);
+int tacio_file_get_stats(tacio_file_t fh, struct tacio_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,291 @@
+/* Errors agreed across ranks, hints, runtime topology, fault injection. */
+#include "exec.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double exec_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Local results are 0, a negative TACIO_E* code, or a positive MPI class. */
+static int class_of(int local)
+{
+    if (local > 0)
+        return local;
+    switch (local) {
+    case TACIO_ENOMEM:
+        return MPI_ERR_NO_MEM;
+    case TACIO_EIO:
+        return MPI_ERR_IO;
+    case TACIO_EUNSUPPORTED:
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    default:
+        return MPI_ERR_ARG;
+    }
+}
+
+int exec_fail_class(int mpi_class, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tacio_fail(TACIO_EIO, "%s", msg);
+    return mpi_class;
+}
+
+static int class_of_errno(int err)
+{
+    switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+        return MPI_ERR_NO_SPACE;
+    case EROFS:
+        return MPI_ERR_READ_ONLY;
+    case EACCES:
+    case EPERM:
+        return MPI_ERR_ACCESS;
+    case ENOENT:
+        return MPI_ERR_NO_SUCH_FILE;
+    case EEXIST:
+        return MPI_ERR_FILE_EXISTS;
+    case ENOMEM:
+        return MPI_ERR_NO_MEM;
+    default:
+        return MPI_ERR_IO;
+    }
+}
+
+int exec_fail_errno(int err, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return exec_fail_class(class_of_errno(err), "%s: %s", msg, strerror(err));
+}
+
+int exec_agree(MPI_Comm comm, int local)
+{
+    int rank, nprocs, me, first;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    me = local ? rank : nprocs;
+    MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == nprocs)
+        return MPI_SUCCESS;
+    struct {
+        int cls;
+        char msg[496];
+    } e = {0};
+    if (rank == first) {
+        e.cls = class_of(local);
+        snprintf(e.msg, sizeof e.msg, "tacio: rank %d: %s", rank, tacio_last_error());
+    }
+    MPI_Bcast(&e, sizeof e, MPI_BYTE, first, comm);
+    int code;
+    if (MPI_Add_error_code(e.cls, &code) != MPI_SUCCESS)
+        return e.cls;
+    MPI_Add_error_string(code, e.msg);
+    return code;
+}
+
+/* ---- hints ---- */
+
+static int apply_env_hints(struct tacio_hints *h)
+{
+    const char *env = getenv("TACIO_HINTS");
+    if (!env || !*env)
+        return 0;
+    char *copy = strdup(env);
+    int rc = copy ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (char *save = NULL, *kv = copy ? strtok_r(copy, ",", &save) : NULL; kv && !rc;
+         kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq)
+            rc = tacio_fail(TACIO_EINVAL, "TACIO_HINTS item '%s' is not key=value", kv);
+        else {
+            *eq = '\0';
+            rc = tacio_hints_set(h, kv, eq + 1);
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+static int apply_info(struct tacio_hints *h, MPI_Info info)
+{
+    int nkeys = 0, rc = 0;
+    if (info == MPI_INFO_NULL)
+        return 0;
+    MPI_Info_get_nkeys(info, &nkeys);
+    for (int i = 0; i < nkeys && !rc; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        MPI_Info_get_nthkey(info, i, key);
+        MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
+        if (flag)
+            rc = tacio_hints_set(h, key, val);
+    }
+    return rc;
+}
+
+int exec_hints(MPI_Info info, struct tacio_hints **out)
+{
+    int rc = tacio_hints_new(out);
+    if (!rc)
+        rc = apply_env_hints(*out);
+    if (!rc)
+        rc = apply_info(*out, info);
+    if (!rc && (*out)->cb_buffer_size > (1 << 30))
+        rc = tacio_fail(TACIO_ERANGE, "cb_buffer_size above 1 GiB is not supported");
+    return rc;
+}
+
+/* ---- runtime topology ---- */
+
+/* Host index of every rank: hosts numbered in order of their lowest rank. */
+static int runtime_hosts(MPI_Comm comm, const struct tacio_hints *h, int *host_of, int *nhosts)
+{
+    int rank, nprocs, leader;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    if (h->ranks_per_node > 0)
+        leader = (int)(rank / h->ranks_per_node * h->ranks_per_node);
+    else {
+        MPI_Comm shm;
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
+        MPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, shm);
+        MPI_Comm_free(&shm);
+    }
+    MPI_Allgather(&leader, 1, MPI_INT, host_of, 1, MPI_INT, comm);
+    *nhosts = 0;
+    for (int r = 0; r < nprocs; r++) /* a leader is its host's lowest rank */
+        host_of[r] = host_of[r] == r ? (*nhosts)++ : host_of[host_of[r]];
+    return 0;
+}
+
+static int64_t mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    long long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb < 0 ? INT64_MAX / 4 : (int64_t)kb * 1024;
+}
+
+static int runtime_memory(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo *t)
+{
+    int64_t mine = mem_available(), *all = malloc(sizeof(int64_t) * (size_t)t->nprocs);
+    if (!all || (!t->mem_free && !(t->mem_free = xcalloc((size_t)t->nhosts, sizeof(int64_t))))) {
+        free(all);
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    }
+    if (h->mem_per_node > 0)
+        mine = min64(mine, h->mem_per_node);
+    MPI_Allgather(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, comm);
+    for (int r = t->nprocs - 1; r >= 0; r--) /* the host's lowest rank speaks for it */
+        t->mem_free[t->rank_host[r]] = all[r];
+    free(all);
+    return 0;
+}
+
+int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo **out,
+                  int64_t *max_ppn)
+{
+    int nprocs, nhosts;
+    MPI_Comm_size(comm, &nprocs);
+    int *host_of = malloc(sizeof(int) * (size_t)nprocs);
+    int *count = xcalloc((size_t)nprocs, sizeof(int));
+    if (!host_of || !count) {
+        free(host_of);
+        free(count);
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    }
+    runtime_hosts(comm, h, host_of, &nhosts);
+    *max_ppn = 0;
+    for (int r = 0; r < nprocs; r++)
+        *max_ppn = max64(*max_ppn, ++count[host_of[r]]);
+    char spec[300];
+    if (h->topology[0])
+        snprintf(spec, sizeof spec, "%s", h->topology);
+    else
+        snprintf(spec, sizeof spec, "flat:nodes=%d,cores=%lld", nhosts, (long long)*max_ppn);
+    int rc = tacio_topo_parse(spec, out);
+    if (!rc)
+        rc = topo_place_hosts(*out, nprocs, host_of, nhosts);
+    if (!rc)
+        rc = runtime_memory(comm, h, *out);
+    free(host_of);
+    free(count);
+    return rc;
+}
+
+/* ---- fault injection for tests: TACIO_FAULT=op:rank:nth[:errno] ---- */
+
+int exec_fault(const char *op, int rank)
+{
+    static int calls[8];
+    static const char *const ops[] = {"pwrite", "pread", "open", "alloc", NULL};
+    const char *env = getenv("TACIO_FAULT");
+    if (!env)
+        return 0;
+    char name[16];
+    int r, nth, err = EIO;
+    if (sscanf(env, "%15[a-z]:%d:%d:%d", name, &r, &nth, &err) < 3 || strcmp(name, op) || r != rank)
+        return 0;
+    for (int i = 0; ops[i]; i++)
+        if (!strcmp(ops[i], op))
+            return ++calls[i] == nth ? err : 0;
+    return 0;
+}
+
+int exec_pwrite_all(int fd, const char *buf, int64_t len, int64_t off)
+{
+    while (len > 0) {
+        size_t chunk = (size_t)min64(len, 1 << 30); /* what every kernel accepts at once */
+        ssize_t n = pwrite(fd, buf, chunk, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : -ENOSPC;
+        buf += n;
+        off += n;
+        len -= n;
+    }
+    return 0;
+}
+
+int exec_pread_all(int fd, char *buf, int64_t len, int64_t off)
+{
+    while (len > 0) {
+        size_t chunk = (size_t)min64(len, 1 << 30);
+        ssize_t n = pread(fd, buf, chunk, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        if (n == 0) { /* past the end of the file: reads as zeros */
+            memset(buf, 0, (size_t)len);
+            return 0;
+        }
+        buf += n;
+        off += n;
+        len -= n;
+    }
+    return 0;
+}

@@ -1,0 +1,317 @@
+/* Flatten any MPI datatype into (offset, length) extents in typemap order,
+ * from MPI_Type_get_envelope / MPI_Type_get_contents, never from the MPI
+ * library's own flattening (ROMIO's is wrong for indexed-of-subarray views,
+ * mpich issue 7169). Results are cached on the datatype as an attribute. */
+#include "exec.h"
+
+#include <string.h>
+
+static int flatten(MPI_Datatype t, struct flat **out);
+
+static int cache_keyval = MPI_KEYVAL_INVALID;
+
+static int delete_cached(MPI_Datatype t, int keyval, void *attr, void *extra)
+{
+    (void)t;
+    (void)keyval;
+    (void)extra;
+    flat_free(attr);
+    return MPI_SUCCESS;
+}
+
+static int named_flat(MPI_Datatype t, struct flat **out)
+{
+    int size;
+    MPI_Aint lb, extent;
+    MPI_Type_size(t, &size);
+    MPI_Type_get_extent(t, &lb, &extent);
+    struct flat_builder b = {0};
+    int rc;
+    if (t == MPI_SHORT_INT) { /* the one pair type with a hole after its first member */
+        rc = flat_append(&b, 0, sizeof(short));
+        if (!rc)
+            rc = flat_append(&b, extent - (MPI_Aint)sizeof(int), sizeof(int));
+    } else
+        rc = flat_append(&b, 0, size);
+    return rc ? rc : flat_finish(&b, lb, extent, out);
+}
+
+struct contents {
+    int ni, na, nd, combiner;
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Datatype *types;
+    struct flat **sub; /* flattened types[] */
+};
+
+static void contents_free(struct contents *c)
+{
+    for (int i = 0; i < c->nd; i++) {
+        flat_free(c->sub ? c->sub[i] : NULL);
+        int ni, na, nd, comb;
+        MPI_Type_get_envelope(c->types[i], &ni, &na, &nd, &comb);
+        if (comb != MPI_COMBINER_NAMED)
+            MPI_Type_free(&c->types[i]);
+    }
+    free(c->ints);
+    free(c->aints);
+    free(c->types);
+    free(c->sub);
+}
+
+static int contents_get(MPI_Datatype t, struct contents *c)
+{
+    MPI_Type_get_envelope(t, &c->ni, &c->na, &c->nd, &c->combiner);
+    c->ints = malloc(sizeof(int) * (size_t)(c->ni + 1));
+    c->aints = malloc(sizeof(MPI_Aint) * (size_t)(c->na + 1));
+    c->types = malloc(sizeof(MPI_Datatype) * (size_t)(c->nd + 1));
+    c->sub = xcalloc((size_t)c->nd + 1, sizeof(struct flat *));
+    if (!c->ints || !c->aints || !c->types || !c->sub)
+        return tacio_fail(TACIO_ENOMEM, "out of memory flattening a datatype");
+    MPI_Type_get_contents(t, c->ni, c->na, c->nd, c->ints, c->aints, c->types);
+    for (int i = 0; i < c->nd; i++) {
+        int rc = flatten(c->types[i], &c->sub[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* blocks k: count_k copies of old at byte displacement disp_k */
+static int append_blocks(struct flat_builder *b, const struct flat *old, int n, const int *counts,
+                         int count_all, const MPI_Aint *bdisp, const int *edisp, int64_t stride)
+{
+    for (int k = 0; k < n; k++) {
+        int64_t d = bdisp   ? (int64_t)bdisp[k]
+                    : edisp ? (int64_t)edisp[k] * old->extent
+                            : k * stride;
+        int rc = flat_append_repeat(b, old, d, counts ? counts[k] : count_all, old->extent);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- subarray and darray: index lists per dimension ---- */
+
+struct dim_list {
+    int64_t *idx; /* global indices owned, increasing */
+    int64_t n;
+};
+
+static int dim_push(struct dim_list *d, int64_t v)
+{
+    int64_t *g = realloc(d->idx, sizeof(int64_t) * (size_t)(d->n + 1));
+    if (!g)
+        return tacio_fail(TACIO_ENOMEM, "out of memory flattening a datatype");
+    d->idx = g;
+    d->idx[d->n++] = v;
+    return 0;
+}
+
+/* Odometer over every dimension but the fastest; the fastest dimension's
+ * indices are appended as runs of old. */
+static int append_grid(struct flat_builder *b, const struct flat *old, int nd, const int64_t *gsize,
+                       struct dim_list *dims, bool c_order)
+{
+    int64_t pos[32] = {0};
+    int fast = c_order ? nd - 1 : 0;
+    for (int d = 0; d < nd; d++)
+        if (dims[d].n == 0)
+            return 0;
+    for (;;) {
+        int64_t base = 0; /* linear index of the row start */
+        for (int k = 0; k < nd; k++) {
+            int d = c_order ? k : nd - 1 - k;
+            base = base * gsize[d] + (d == fast ? 0 : dims[d].idx[pos[d]]);
+        }
+        const struct dim_list *f = &dims[fast];
+        for (int64_t i = 0; i < f->n;) {
+            int64_t j = i + 1;
+            while (j < f->n && f->idx[j] == f->idx[j - 1] + 1)
+                j++;
+            int rc =
+                flat_append_repeat(b, old, (base + f->idx[i]) * old->extent, j - i, old->extent);
+            if (rc)
+                return rc;
+            i = j;
+        }
+        int k = c_order ? nd - 2 : 1; /* advance the odometer */
+        while (k >= 0 && k < nd && ++pos[k] == dims[k].n) {
+            pos[k] = 0;
+            k += c_order ? -1 : 1;
+        }
+        if (k < 0 || k >= nd)
+            return 0;
+    }
+}
+
+static int flat_subarray(const struct contents *c, struct flat_builder *b)
+{
+    int nd = c->ints[0];
+    const int *sizes = c->ints + 1, *sub = c->ints + 1 + nd, *starts = c->ints + 1 + 2 * nd;
+    bool c_order = c->ints[1 + 3 * nd] == MPI_ORDER_C;
+    struct dim_list dims[32] = {{0}};
+    int64_t g[32];
+    int rc = nd > 32 ? tacio_fail(TACIO_EUNSUPPORTED, "subarray of %d dimensions", nd) : 0;
+    for (int d = 0; !rc && d < nd; d++) {
+        g[d] = sizes[d];
+        for (int64_t i = starts[d]; !rc && i < starts[d] + sub[d]; i++)
+            rc = dim_push(&dims[d], i);
+    }
+    if (!rc)
+        rc = append_grid(b, c->sub[0], nd, g, dims, c_order);
+    for (int d = 0; d < nd && d < 32; d++)
+        free(dims[d].idx);
+    return rc;
+}
+
+/* Indices one process owns along one darray dimension. */
+static int darray_dim(int64_t gsize, int distrib, int darg, int nprocs, int coord,
+                      struct dim_list *out)
+{
+    int rc = 0;
+    if (distrib == MPI_DISTRIBUTE_NONE) {
+        for (int64_t i = 0; !rc && i < gsize; i++)
+            rc = dim_push(out, i);
+    } else if (distrib == MPI_DISTRIBUTE_BLOCK) {
+        int64_t blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + nprocs - 1) / nprocs : darg;
+        for (int64_t i = coord * blk; !rc && i < min64(gsize, (coord + 1) * blk); i++)
+            rc = dim_push(out, i);
+    } else {
+        int64_t blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+        for (int64_t s = coord * blk; !rc && s < gsize; s += nprocs * blk)
+            for (int64_t i = s; !rc && i < min64(gsize, s + blk); i++)
+                rc = dim_push(out, i);
+    }
+    return rc;
+}
+
+static int flat_darray(const struct contents *c, struct flat_builder *b)
+{
+    int size = c->ints[0], rank = c->ints[1], nd = c->ints[2];
+    const int *gs = c->ints + 3, *distrib = c->ints + 3 + nd, *darg = c->ints + 3 + 2 * nd;
+    const int *psize = c->ints + 3 + 3 * nd;
+    bool c_order = c->ints[3 + 4 * nd] == MPI_ORDER_C;
+    struct dim_list dims[32] = {{0}};
+    int64_t g[32];
+    int rc = nd > 32 ? tacio_fail(TACIO_EUNSUPPORTED, "darray of %d dimensions", nd) : 0;
+    (void)size;
+    /* the process grid is row-major whatever the array order */
+    for (int d = nd - 1, r = rank; !rc && d >= 0; d--) {
+        g[d] = gs[d];
+        rc = darray_dim(gs[d], distrib[d], darg[d], psize[d], r % psize[d], &dims[d]);
+        r /= psize[d];
+    }
+    if (!rc)
+        rc = append_grid(b, c->sub[0], nd, g, dims, c_order);
+    for (int d = 0; d < nd && d < 32; d++)
+        free(dims[d].idx);
+    return rc;
+}
+
+static int flat_struct(const struct contents *c, struct flat_builder *b)
+{
+    for (int k = 0; k < c->ints[0]; k++) {
+        int rc = flat_append_repeat(b, c->sub[k], c->aints[k], c->ints[1 + k], c->sub[k]->extent);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int build_by_combiner(const struct contents *c, struct flat_builder *b)
+{
+    const int *I = c->ints;
+    const struct flat *old = c->nd ? c->sub[0] : NULL;
+    switch (c->combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:
+        return flat_append_repeat(b, old, 0, 1, old->extent);
+    case MPI_COMBINER_CONTIGUOUS:
+        return flat_append_repeat(b, old, 0, I[0], old->extent);
+    case MPI_COMBINER_VECTOR:
+        return append_blocks(b, old, I[0], NULL, I[1], NULL, NULL, (int64_t)I[2] * old->extent);
+    case MPI_COMBINER_HVECTOR:
+        return append_blocks(b, old, I[0], NULL, I[1], NULL, NULL, c->aints[0]);
+    case MPI_COMBINER_INDEXED:
+        return append_blocks(b, old, I[0], I + 1, 0, NULL, I + 1 + I[0], 0);
+    case MPI_COMBINER_HINDEXED:
+        return append_blocks(b, old, I[0], I + 1, 0, c->aints, NULL, 0);
+    case MPI_COMBINER_INDEXED_BLOCK:
+        return append_blocks(b, old, I[0], NULL, I[1], NULL, I + 2, 0);
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        return append_blocks(b, old, I[0], NULL, I[1], c->aints, NULL, 0);
+    case MPI_COMBINER_STRUCT:
+        return flat_struct(c, b);
+    case MPI_COMBINER_SUBARRAY:
+        return flat_subarray(c, b);
+    case MPI_COMBINER_DARRAY:
+        return flat_darray(c, b);
+    default:
+        return tacio_fail(TACIO_EUNSUPPORTED, "datatype combiner %d is not supported", c->combiner);
+    }
+}
+
+static int flatten_derived(MPI_Datatype t, struct flat **out)
+{
+    struct contents c = {0};
+    struct flat_builder b = {0};
+    int rc = contents_get(t, &c);
+    if (!rc)
+        rc = build_by_combiner(&c, &b);
+    contents_free(&c);
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(t, &lb, &extent);
+    if (rc) {
+        free(b.f.off);
+        free(b.f.len);
+        return rc;
+    }
+    rc = flat_finish(&b, lb, extent, out);
+    int size;
+    MPI_Type_size(t, &size);
+    if (!rc && (*out)->size != size) {
+        flat_free(*out);
+        return tacio_fail(TACIO_EINVAL, "internal: flattened %lld bytes of a %d-byte datatype",
+                          (long long)(*out)->size, size);
+    }
+    return rc;
+}
+
+/* A private copy: callers own what this returns. */
+static int flatten(MPI_Datatype t, struct flat **out)
+{
+    int ni, na, nd, comb;
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    if (comb == MPI_COMBINER_NAMED)
+        return named_flat(t, out);
+    return flatten_derived(t, out);
+}
+
+int exec_flatten(MPI_Datatype t, const struct flat **out, struct flat **owned)
+{
+    int ni, na, nd, comb, found = 0;
+    *owned = NULL;
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    if (comb != MPI_COMBINER_NAMED) {
+        if (cache_keyval == MPI_KEYVAL_INVALID)
+            MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_cached, &cache_keyval, NULL);
+        struct flat *cached;
+        MPI_Type_get_attr(t, cache_keyval, &cached, &found);
+        if (found) {
+            *out = cached;
+            return 0;
+        }
+    }
+    struct flat *f;
+    int rc = flatten(t, &f);
+    if (rc)
+        return rc;
+    if (comb != MPI_COMBINER_NAMED)
+        MPI_Type_set_attr(t, cache_keyval, f);
+    else
+        *owned = f;
+    *out = f;
+    return 0;
+}
