@@ -9,6 +9,10 @@
  * returns a code of the same MPI error class, and MPI_Error_string() on it
  * names the cause as the first failing rank saw it. No rank hangs and no byte
  * outside the extents being written changes.
+ * With Open MPI the returned code is a dynamic one whose MPI_Error_string is
+ * that message. MPICH 4.0.2 mislabels dynamic codes on predefined classes, so
+ * there tacio returns the class itself; tacio_error_string() gives the
+ * message with either MPI.
  *
  * Hints: ROMIO's (cb_nodes, cb_buffer_size, cb_config_list, striping_unit,
  * striping_factor) keep ROMIO's meaning; tacio's are prefixed "tacio_" (see
@@ -59,6 +63,9 @@ int tacio_file_read_at_all(tacio_file_t fh, MPI_Offset offset, void *buf, MPI_Co
 int tacio_file_seek(tacio_file_t fh, MPI_Offset offset, int whence);
 int tacio_file_get_position(tacio_file_t fh, MPI_Offset *offset);
 int tacio_file_get_stats(tacio_file_t fh, struct tacio_stats *out);
+/** The message agreed for a code tacio returned (else MPI_Error_string's);
+ * out holds MPI_MAX_ERROR_STRING bytes. */
+int tacio_error_string(int code, char *out, int *len);
 
 #ifdef __cplusplus
 }

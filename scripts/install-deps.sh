@@ -8,6 +8,9 @@ command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-pip)
 command -v /usr/bin/time >/dev/null 2>&1 || need_apt+=(time)
+# both MPIs (DESIGN.md field notes: name their wrappers explicitly)
+command -v mpicc.mpich >/dev/null 2>&1 || need_apt+=(mpich libmpich-dev)
+command -v mpicc.openmpi >/dev/null 2>&1 || need_apt+=(openmpi-bin libopenmpi-dev)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: apt-get install ${need_apt[*]}"

@@ -75,6 +75,51 @@ int exec_fail_errno(int err, const char *fmt, ...)
     return exec_fail_class(class_of_errno(err), "%s: %s", msg, strerror(err));
 }
 
+/* MPICH 4.0.2 gives codes added to a predefined class no "dynamic" mark, so
+ * MPI_Error_string shows an unrelated internal message for them. Probe once
+ * whether a dynamic code keeps its string; if not, return the class itself. */
+static bool dynamic_codes_work(void)
+{
+    static int works = -1;
+    if (works < 0) {
+        int code, len;
+        char s[MPI_MAX_ERROR_STRING] = "";
+        works = MPI_Add_error_code(MPI_ERR_OTHER, &code) == MPI_SUCCESS &&
+                MPI_Add_error_string(code, "tacio probe") == MPI_SUCCESS &&
+                MPI_Error_string(code, s, &len) == MPI_SUCCESS && !strcmp(s, "tacio probe");
+    }
+    return works;
+}
+
+/* The agreed messages of the last codes returned, for tacio_error_string. */
+#define RECENT 16
+static struct {
+    int code;
+    char msg[512];
+} recent[RECENT];
+static int nrecent;
+
+static int remember(int code, const char *msg)
+{
+    int k = nrecent++ % RECENT;
+    recent[k].code = code;
+    snprintf(recent[k].msg, sizeof recent[k].msg, "%s", msg);
+    return code;
+}
+
+int tacio_error_string(int code, char *out, int *len)
+{
+    for (int i = 1; i <= RECENT && i <= nrecent; i++) { /* newest first */
+        int k = (nrecent - i) % RECENT;
+        if (recent[k].code == code) {
+            snprintf(out, MPI_MAX_ERROR_STRING, "%s", recent[k].msg);
+            *len = (int)strlen(out);
+            return MPI_SUCCESS;
+        }
+    }
+    return MPI_Error_string(code, out, len);
+}
+
 int exec_agree(MPI_Comm comm, int local)
 {
     int rank, nprocs, me, first;
@@ -94,10 +139,10 @@ int exec_agree(MPI_Comm comm, int local)
     }
     MPI_Bcast(&e, sizeof e, MPI_BYTE, first, comm);
     int code;
-    if (MPI_Add_error_code(e.cls, &code) != MPI_SUCCESS)
-        return e.cls;
+    if (!dynamic_codes_work() || MPI_Add_error_code(e.cls, &code) != MPI_SUCCESS)
+        return remember(e.cls, e.msg);
     MPI_Add_error_string(code, e.msg);
-    return code;
+    return remember(code, e.msg);
 }
 
 /* ---- hints ---- */
@@ -240,10 +285,15 @@ int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo 
 int exec_fault(const char *op, int rank)
 {
     static int calls[8];
-    static const char *const ops[] = {"pwrite", "pread", "open", "alloc", NULL};
+    static char armed[64]; /* the spec the counts belong to: a new one restarts them */
+    static const char *const ops[] = {"pwrite", "pread", "open", NULL};
     const char *env = getenv("TACIO_FAULT");
     if (!env)
         return 0;
+    if (strncmp(env, armed, sizeof armed)) {
+        snprintf(armed, sizeof armed, "%s", env);
+        memset(calls, 0, sizeof calls);
+    }
     char name[16];
     int r, nth, err = EIO;
     if (sscanf(env, "%15[a-z]:%d:%d:%d", name, &r, &nth, &err) < 3 || strcmp(name, op) || r != rank)

@@ -357,12 +357,16 @@ static void round_free(struct round *rd)
     free(rd->wbuf);
 }
 
-static int wait_all(struct call *c, struct round *rd)
+/* Complete the round's messages. A rank that already failed keeps its first
+ * error (and its message): the exchange failing after it is a consequence. */
+static int wait_all(struct call *c, struct round *rd, int local)
 {
     double t0 = exec_now();
     int rc = MPI_Waitall(rd->nreq, rd->req, MPI_STATUSES_IGNORE);
     c->t[4] += exec_now() - t0;
     rd->nreq = 0;
+    if (local)
+        return local;
     return rc == MPI_SUCCESS ? 0 : exec_fail_class(MPI_ERR_OTHER, "message exchange failed");
 }
 
@@ -455,8 +459,7 @@ static int write_round(struct call *c, int64_t r)
         local = write_receives(c, &rd, j, &w, local);
     }
     c->t[3] += exec_now() - t0;
-    int wrc = wait_all(c, &rd);
-    local = local ? local : wrc;
+    local = wait_all(c, &rd, local);
     if (!local && j >= 0 && rd.all.n) {
         struct span sp[64];
         t0 = exec_now();
@@ -554,8 +557,7 @@ static int read_round(struct call *c, int64_t r)
                   &rd.req[rd.nreq++]);
     }
     c->t[3] += exec_now() - t0;
-    int wrc = wait_all(c, &rd);
-    local = local ? local : wrc;
+    local = wait_all(c, &rd, local);
     for (int64_t k = c->cm.row_ptr[me]; !local && k < c->cm.row_ptr[me + 1]; k++) {
         int j = c->cm.col[k];
         char *src = c->plan->agg[j] == me ? rd.self : in[k - c->cm.row_ptr[me]];

@@ -1,0 +1,233 @@
+/* Faults and bad input: every rank must get an error of the same class whose
+ * message names the cause; no rank may hang (the test runs under a timeout);
+ * no byte outside the request may change.
+ *
+ * usage: test_faults DIR [SMALL_FS_DIR|-] [READ_ONLY_DIR|-]
+ * SMALL_FS_DIR: a nearly full file system (real ENOSPC); READ_ONLY_DIR: a
+ * read-only mount (real EROFS); "-" when the caller could not provide one. */
+#include "mpi_check.h"
+
+#include <string.h>
+
+static int rank, p;
+static const char *dir;
+
+/* Each rank writes 2000 of every 3072 bytes of its block in 3 segments. */
+static void holes_view(MPI_Datatype *ft, MPI_Offset *disp)
+{
+    MPI_Datatype v;
+    *disp = (MPI_Offset)rank * 3072 + 100;
+    MPI_Type_vector(3, 2000, 3072 * p, MPI_BYTE, &v);
+    MPI_Type_create_resized(v, 0, (MPI_Aint)3072 * p * 3, ft);
+    MPI_Type_free(&v);
+    MPI_Type_commit(ft);
+}
+
+static bool in_request(int64_t x)
+{
+    if (x < 100)
+        return false;
+    int64_t rel = (x - 100) % 3072, seg = (x - 100) / (3072 * (int64_t)p);
+    return seg < 3 && rel < 2000;
+}
+
+static void expect_error(const char *what, int rc, int cls, const char *substr)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len, got_cls = -1;
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_class(rc, &got_cls);
+        tacio_error_string(rc, msg, &len);
+    }
+    check_that(rc != MPI_SUCCESS, "%s: succeeded, expected an error", what);
+    check_that(got_cls == cls, "%s: error class %d, expected %d (%s)", what, got_cls, cls, msg);
+    check_that(strstr(msg, substr) != NULL, "%s: message '%s' does not name '%s'", what, msg,
+               substr);
+}
+
+static int64_t file_bytes(void)
+{
+    return (int64_t)3072 * p * 3 + 1000;
+}
+
+static void prefill(const char *path)
+{
+    if (rank == 0) {
+        unsigned char *b = malloc((size_t)file_bytes());
+        for (int64_t x = 0; x < file_bytes(); x++)
+            b[x] = prefill_of(x);
+        check_that(posix_write_file(path, b, file_bytes()) == 0, "cannot prefill %s", path);
+        free(b);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void check_outside_untouched(const char *path, const char *what)
+{
+    if (rank != 0)
+        return;
+    unsigned char *b = malloc((size_t)file_bytes());
+    check_that(posix_read_file(path, b, file_bytes()) == 0, "%s: cannot read back", what);
+    int64_t bad = -1;
+    for (int64_t x = 0; x < file_bytes() && bad < 0; x++)
+        if (!in_request(x) && b[x] != prefill_of(x))
+            bad = x;
+    check_that(bad < 0, "%s: byte %lld outside the request changed", what, (long long)bad);
+    free(b);
+}
+
+/* Open, set the holes view, write (or read) 2 tiles; returns the first error. */
+static int holes_op(const char *path, MPI_Info info, bool write)
+{
+    tacio_file_t fh;
+    MPI_Datatype ft;
+    MPI_Offset disp;
+    unsigned char *buf = malloc(6000); /* one tile: 3 x 2000 bytes */
+    memset(buf, 0x5A, 6000);
+    int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    if (rc == MPI_SUCCESS) {
+        holes_view(&ft, &disp);
+        rc = tacio_file_set_view(fh, disp, MPI_BYTE, ft, "native", MPI_INFO_NULL);
+        if (!rc)
+            rc = write ? tacio_file_write_all(fh, buf, 6000, MPI_BYTE, MPI_STATUS_IGNORE)
+                       : tacio_file_read_all(fh, buf, 6000, MPI_BYTE, MPI_STATUS_IGNORE);
+        tacio_file_close(&fh);
+        MPI_Type_free(&ft);
+    }
+    free(buf);
+    return rc;
+}
+
+static void injected(const char *fault, bool write, int cls, const char *substr, const char *hints)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/faults.dat", dir);
+    prefill(path);
+    setenv("TACIO_FAULT", fault, 1);
+    MPI_Info info = make_info("romio", hints);
+    int rc = holes_op(path, info, write);
+    unsetenv("TACIO_FAULT");
+    MPI_Info_free(&info);
+    expect_error(fault, rc, cls, substr);
+    check_outside_untouched(path, fault);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void bad_hint(const char *key, const char *value, int cls, const char *substr)
+{
+    char path[512], what[128];
+    snprintf(path, sizeof path, "%s/faults.dat", dir);
+    snprintf(what, sizeof what, "hint %s=%s", key, value);
+    MPI_Info info = make_info("romio", NULL);
+    MPI_Info_set(info, key, value);
+    tacio_file_t fh;
+    int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    MPI_Info_free(&info);
+    if (rc == MPI_SUCCESS)
+        tacio_file_close(&fh);
+    if (cls == MPI_SUCCESS)
+        check_that(rc == MPI_SUCCESS, "%s: should be accepted (clamped)", what);
+    else
+        expect_error(what, rc, cls, substr);
+}
+
+static void differing_hints(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/faults.dat", dir);
+    MPI_Info info = make_info("romio", rank == p - 1 ? "cb_buffer_size=8192" : NULL);
+    tacio_file_t fh;
+    int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    MPI_Info_free(&info);
+    if (rc == MPI_SUCCESS)
+        tacio_file_close(&fh);
+    if (p > 1)
+        expect_error("hints differing on the last rank", rc, MPI_ERR_ARG, "differ");
+}
+
+static void bad_view(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/faults.dat", dir);
+    MPI_Info info = make_info("romio", NULL);
+    tacio_file_t fh;
+    int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    MPI_Info_free(&info);
+    check_that(rc == MPI_SUCCESS, "open for the bad view");
+    if (rc)
+        return;
+    MPI_Datatype t; /* the last rank's blocks go backwards: not a valid view */
+    int lens[2] = {4, 4}, displs[2] = {8, 0};
+    MPI_Type_indexed(2, lens, displs, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    rc =
+        tacio_file_set_view(fh, 0, MPI_BYTE, rank == p - 1 ? t : MPI_BYTE, "native", MPI_INFO_NULL);
+    expect_error("non-monotonic filetype", rc, MPI_ERR_ARG, "nondecreasing");
+    rc = tacio_file_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL);
+    expect_error("datarep external32", rc, MPI_ERR_UNSUPPORTED_DATAREP, "native");
+    MPI_Type_free(&t);
+    tacio_file_close(&fh);
+}
+
+static void read_only_open(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/faults.dat", dir);
+    prefill(path);
+    MPI_Info info = make_info("romio", NULL);
+    tacio_file_t fh;
+    int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh);
+    char buf[16] = {0};
+    if (rc == MPI_SUCCESS) {
+        rc = tacio_file_write_all(fh, buf, rank == 0 ? 16 : 0, MPI_BYTE, MPI_STATUS_IGNORE);
+        tacio_file_close(&fh);
+    }
+    MPI_Info_free(&info);
+    expect_error("write to an RDONLY file", rc, MPI_ERR_READ_ONLY, "RDONLY");
+    check_outside_untouched(path, "RDONLY");
+}
+
+static void real_fs_errors(const char *small, const char *ro)
+{
+    char path[512];
+    MPI_Info info = make_info("romio", NULL);
+    if (strcmp(small, "-")) {
+        snprintf(path, sizeof path, "%s/full.dat", small);
+        expect_error("a full file system", holes_op(path, info, true), MPI_ERR_NO_SPACE,
+                     "No space left");
+    } else if (rank == 0)
+        printf("test_faults: not run here: real ENOSPC (no small file system could be mounted)\n");
+    if (strcmp(ro, "-")) {
+        snprintf(path, sizeof path, "%s/new.dat", ro);
+        expect_error("a read-only file system", holes_op(path, info, true), MPI_ERR_READ_ONLY,
+                     "Read-only");
+    } else if (rank == 0)
+        printf("test_faults: not run here: real EROFS (no read-only mount)\n");
+    MPI_Info_free(&info);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    dir = argc > 1 ? argv[1] : "/tmp";
+    /* rank 0 aggregates in every romio plan; its second pwrite fails mid-call */
+    injected("pwrite:0:2:5", true, MPI_ERR_IO, "pwrite", NULL);
+    injected("pwrite:0:1:28", true, MPI_ERR_NO_SPACE, "No space left", NULL);
+    injected("pread:0:1:5", false, MPI_ERR_IO, "pread", NULL);
+    /* windows wider than the 1072-byte holes: the read of a read-modify-write */
+    injected("pread:0:1:61", true, MPI_ERR_IO, "pread", "cb_buffer_size=64k");
+    injected(p > 1 ? "open:1:1:13" : "open:0:1:13", true, MPI_ERR_ACCESS, "open", NULL);
+    bad_hint("tacio_strategy", "best", MPI_ERR_ARG, "best");
+    bad_hint("cb_buffer_size", "0", MPI_ERR_ARG, "cb_buffer_size");
+    bad_hint("cb_nodes", "many", MPI_ERR_ARG, "cb_nodes");
+    bad_hint("tacio_topology", "torus:x=2", MPI_ERR_ARG, "torus");
+    bad_hint("cb_config_list", "node1:2", MPI_ERR_ARG, "cb_config_list");
+    bad_hint("cb_nodes", "100", MPI_SUCCESS, "");
+    differing_hints();
+    bad_view();
+    read_only_open();
+    real_fs_errors(argc > 2 ? argv[2] : "-", argc > 3 ? argv[3] : "-");
+    return finish("test_faults");
+}
