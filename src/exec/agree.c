@@ -147,6 +147,30 @@ int exec_agree(MPI_Comm comm, int local)
 
 /* ---- hints ---- */
 
+/* A ROMIO_HINTS-style file: "key value" lines, '#' comments. */
+static int apply_hints_file(struct tacio_hints *h, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return tacio_fail(TACIO_EIO, "cannot open the hints file '%s'", path);
+    char line[1024];
+    int rc = 0, lineno = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        char key[256], val[768];
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        int n = sscanf(line, "%255s %767s", key, val);
+        if (n == 1)
+            rc = tacio_fail(TACIO_EINVAL, "%s:%d: expected 'key value'", path, lineno);
+        else if (n == 2 && hint_is_known(key))
+            rc = tacio_hints_set(h, key, val);
+    }
+    fclose(f);
+    return rc;
+}
+
 static int apply_env_hints(struct tacio_hints *h)
 {
     const char *env = getenv("TACIO_HINTS");
@@ -161,7 +185,7 @@ static int apply_env_hints(struct tacio_hints *h)
             rc = tacio_fail(TACIO_EINVAL, "TACIO_HINTS item '%s' is not key=value", kv);
         else {
             *eq = '\0';
-            rc = tacio_hints_set(h, kv, eq + 1);
+            rc = hint_is_known(kv) ? tacio_hints_set(h, kv, eq + 1) : 0;
         }
     }
     free(copy);
@@ -179,15 +203,21 @@ static int apply_info(struct tacio_hints *h, MPI_Info info)
         int flag = 0;
         MPI_Info_get_nthkey(info, i, key);
         MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
-        if (flag)
+        if (flag && hint_is_known(key)) /* others belong to the MPI library */
             rc = tacio_hints_set(h, key, val);
     }
     return rc;
 }
 
+/* Lowest to highest precedence: hints files (ROMIO_HINTS, TACIO_HINTS_FILE),
+ * TACIO_HINTS, the program's info. */
 int exec_hints(MPI_Info info, struct tacio_hints **out)
 {
     int rc = tacio_hints_new(out);
+    const char *files[] = {getenv("ROMIO_HINTS"), getenv("TACIO_HINTS_FILE")};
+    for (int i = 0; i < 2 && !rc; i++)
+        if (files[i] && *files[i])
+            rc = apply_hints_file(*out, files[i]);
     if (!rc)
         rc = apply_env_hints(*out);
     if (!rc)

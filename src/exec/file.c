@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -146,6 +147,34 @@ static int set_view_local(struct tacio_file *f, MPI_Offset disp, MPI_Datatype et
     return 0;
 }
 
+/* TACIO_PRINT_HINTS=1: the effective hints once per file on rank 0, as
+ * ROMIO_PRINT_HINTS does; a clamped cb_nodes is reported, not an error. */
+static void print_hints(const struct tacio_file *f)
+{
+    const char *env = getenv("TACIO_PRINT_HINTS");
+    if (f->rank != 0 || !env || !*env || !strcmp(env, "0"))
+        return;
+    const struct tacio_hints *h = f->hints;
+    struct plan_ctx ctx = {NULL, f->topo, h, 0, 0};
+    int offered = default_naggs(&ctx);
+    int64_t naggs = h->cb_nodes > 0 && h->cb_nodes < offered ? h->cb_nodes : offered;
+    printf("tacio: %s: tacio_strategy=%s cb_nodes=%lld", f->path, h->strategy, (long long)naggs);
+    if (h->cb_nodes > offered)
+        printf(" (cb_nodes=%lld clamped to the %d ranks cb_config_list offers)",
+               (long long)h->cb_nodes, offered);
+    if (h->cb_per_host > 0)
+        printf(" cb_config_list=*:%d", h->cb_per_host);
+    else
+        printf(" cb_config_list=*:*");
+    printf(" cb_buffer_size=%lld striping_unit=%lld striping_factor=%lld hosts=%d",
+           (long long)h->cb_buffer_size, (long long)h->striping_unit, (long long)h->striping_factor,
+           f->topo->nused_hosts);
+    if (h->topology[0])
+        printf(" tacio_topology=%s", h->topology);
+    printf("\n");
+    fflush(stdout);
+}
+
 int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, tacio_file_t *fh)
 {
     struct tacio_file *f = xcalloc(1, sizeof *f);
@@ -175,6 +204,8 @@ int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, t
         rc = open_posix(f, 0);
     if (!rc)
         rc = exec_agree(c, set_view_local(f, 0, MPI_BYTE, MPI_BYTE));
+    if (!rc)
+        print_hints(f);
     if (rc) {
         if (f)
             file_free(f);

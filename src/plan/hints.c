@@ -164,6 +164,21 @@ static int set_tacio_hint(struct tacio_hints *h, const char *key, const char *va
                       key);
 }
 
+bool hint_is_known(const char *key)
+{
+    static const char *const romio[] = {"cb_nodes", "cb_buffer_size", "cb_config_list",
+                                        "striping_unit", "striping_factor", NULL};
+    if (!strncmp(key, "tacio_", 6))
+        return true;
+    for (int i = 0; romio[i]; i++)
+        if (!strcmp(key, romio[i]))
+            return true;
+    for (int i = 0; passthrough[i]; i++)
+        if (!strcmp(key, passthrough[i]))
+            return true;
+    return false;
+}
+
 int tacio_hints_set(struct tacio_hints *h, const char *key, const char *value)
 {
     if (!strcmp(key, "cb_nodes")) {

@@ -114,6 +114,8 @@ const struct tacio_strategy *strategy_find(const char *name);
 const char *strategy_names(void);
 
 /* hints */
+/* ROMIO's and tacio's keys; the MPI engine ignores others, as ROMIO does. */
+bool hint_is_known(const char *key);
 int hints_copy(const struct tacio_hints *src, struct tacio_hints **out);
 
 /* partitions */

@@ -1,0 +1,213 @@
+/* libtacio_mpiio.so: LD_PRELOAD interposition of MPI_File_* (PMPI).
+ *
+ * MPI_File_open still opens the file through the MPI library, so the handle
+ * serves everything tacio leaves alone (independent and non-blocking I/O,
+ * shared pointers, sizes, ...); tacio opens the same file beside it. The
+ * blocking collectives go to tacio when it can serve them (native datarep,
+ * atomic mode off), else straight to PMPI, as does everything when
+ * TACIO_DISABLE=1. The individual file pointer lives in the MPI library: a
+ * collective reads it, and moves it past the data afterwards. */
+#include "tacio.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct shimfile {
+    MPI_File fh;
+    tacio_file_t tf;
+    bool native; /* the current view's datarep is "native" */
+    struct shimfile *next;
+};
+
+static struct shimfile *files;
+static _Thread_local int depth; /* re-entry guard: MPI calling MPI_File_* itself */
+
+static bool disabled(void)
+{
+    const char *e = getenv("TACIO_DISABLE");
+    return depth > 0 || (e && *e && strcmp(e, "0"));
+}
+
+static struct shimfile *lookup(MPI_File fh)
+{
+    for (struct shimfile *s = files; s; s = s->next)
+        if (s->fh == fh)
+            return s;
+    return NULL;
+}
+
+/* The file tacio serves this call for, or NULL: pass through. */
+static struct shimfile *served(MPI_File fh)
+{
+    struct shimfile *s = disabled() ? NULL : lookup(fh);
+    int atomic = 0;
+    if (s)
+        PMPI_File_get_atomicity(fh, &atomic);
+    return s && s->native && !atomic ? s : NULL;
+}
+
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+{
+    int rc = PMPI_File_open(comm, filename, amode, info, fh);
+    if (rc != MPI_SUCCESS || disabled())
+        return rc;
+    struct shimfile *s = calloc(1, sizeof *s);
+    int ok = s != NULL, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!all) {
+        free(s);
+        return rc; /* tacio stays out of this file; MPI serves it */
+    }
+    /* MPI created (or refused) the file already; tacio only opens it */
+    int mode = amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE);
+    depth++;
+    rc = tacio_file_open(comm, filename, mode, info, &s->tf);
+    depth--;
+    if (rc != MPI_SUCCESS) {
+        PMPI_File_close(fh);
+        free(s);
+        return rc;
+    }
+    s->fh = *fh;
+    s->native = true;
+    s->next = files;
+    files = s;
+    return MPI_SUCCESS;
+}
+
+int MPI_File_close(MPI_File *fh)
+{
+    struct shimfile **link = &files;
+    while (*link && (*link)->fh != *fh)
+        link = &(*link)->next;
+    int rc = MPI_SUCCESS;
+    if (*link) {
+        struct shimfile *s = *link;
+        *link = s->next;
+        depth++;
+        rc = tacio_file_close(&s->tf);
+        depth--;
+        free(s);
+    }
+    int rc2 = PMPI_File_close(fh);
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                      const char *datarep, MPI_Info info)
+{
+    int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    struct shimfile *s = disabled() ? NULL : lookup(fh);
+    if (rc != MPI_SUCCESS || !s)
+        return rc;
+    s->native = !datarep || !strcmp(datarep, "native");
+    if (!s->native)
+        return rc; /* MPI serves this view's data conversion */
+    depth++;
+    rc = tacio_file_set_view(s->tf, disp, etype, filetype, "native", info);
+    depth--;
+    return rc;
+}
+
+static void free_if_derived(MPI_Datatype *t)
+{
+    int ni, na, nd, comb;
+    MPI_Type_get_envelope(*t, &ni, &na, &nd, &comb);
+    if (comb != MPI_COMBINER_NAMED)
+        MPI_Type_free(t);
+}
+
+/* Move MPI's individual pointer past count elements of dt (in etypes). */
+static int advance_pointer(MPI_File fh, MPI_Offset pos, MPI_Count count, MPI_Datatype dt)
+{
+    MPI_Datatype et, ft;
+    MPI_Offset disp;
+    char rep[MPI_MAX_DATAREP_STRING];
+    int size, esize;
+    PMPI_File_get_view(fh, &disp, &et, &ft, rep);
+    MPI_Type_size(dt, &size);
+    MPI_Type_size(et, &esize);
+    free_if_derived(&et);
+    free_if_derived(&ft);
+    return PMPI_File_seek(fh, pos + (MPI_Offset)count * size / esize, MPI_SEEK_SET);
+}
+
+/* A collective through tacio, at `at` or at MPI's individual pointer. */
+static int via_tacio(struct shimfile *s, const MPI_Offset *at, void *buf, MPI_Count count,
+                     MPI_Datatype dt, MPI_Status *st, bool write)
+{
+    MPI_Offset pos;
+    int rc = at ? MPI_SUCCESS : PMPI_File_get_position(s->fh, &pos);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    depth++;
+    rc = write ? tacio_file_write_at_all(s->tf, at ? *at : pos, buf, count, dt, st)
+               : tacio_file_read_at_all(s->tf, at ? *at : pos, buf, count, dt, st);
+    depth--;
+    return rc == MPI_SUCCESS && !at ? advance_pointer(s->fh, pos, count, dt) : rc;
+}
+
+int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    struct shimfile *s = served(fh);
+    return s ? via_tacio(s, NULL, (void *)buf, count, dt, st, true)
+             : PMPI_File_write_all(fh, buf, count, dt, st);
+}
+
+int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    struct shimfile *s = served(fh);
+    return s ? via_tacio(s, NULL, buf, count, dt, st, false)
+             : PMPI_File_read_all(fh, buf, count, dt, st);
+}
+
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt,
+                          MPI_Status *st)
+{
+    struct shimfile *s = served(fh);
+    return s ? via_tacio(s, &off, (void *)buf, count, dt, st, true)
+             : PMPI_File_write_at_all(fh, off, buf, count, dt, st);
+}
+
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt,
+                         MPI_Status *st)
+{
+    struct shimfile *s = served(fh);
+    return s ? via_tacio(s, &off, buf, count, dt, st, false)
+             : PMPI_File_read_at_all(fh, off, buf, count, dt, st);
+}
+
+#if MPI_VERSION >= 4
+/* MPI-4 large-count names: MPICH 4 programs (IOR among them) call these. */
+int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype dt,
+                         MPI_Status *st)
+{
+    struct shimfile *s = served(fh);
+    return s ? via_tacio(s, NULL, (void *)buf, count, dt, st, true)
+             : PMPI_File_write_all_c(fh, buf, count, dt, st);
+}
+
+int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt, MPI_Status *st)
+{
+    struct shimfile *s = served(fh);
+    return s ? via_tacio(s, NULL, buf, count, dt, st, false)
+             : PMPI_File_read_all_c(fh, buf, count, dt, st);
+}
+
+int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset off, const void *buf, MPI_Count count,
+                            MPI_Datatype dt, MPI_Status *st)
+{
+    struct shimfile *s = served(fh);
+    return s ? via_tacio(s, &off, (void *)buf, count, dt, st, true)
+             : PMPI_File_write_at_all_c(fh, off, buf, count, dt, st);
+}
+
+int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset off, void *buf, MPI_Count count, MPI_Datatype dt,
+                           MPI_Status *st)
+{
+    struct shimfile *s = served(fh);
+    return s ? via_tacio(s, &off, buf, count, dt, st, false)
+             : PMPI_File_read_at_all_c(fh, off, buf, count, dt, st);
+}
+#endif

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# An unmodified MPI-IO program with and without LD_PRELOAD=libtacio_mpiio.so,
+# for each strategy: the program's own POSIX check must pass every time, and
+# TACIO_STATS must show tacio served the collectives exactly when preloaded
+# (and not with TACIO_DISABLE=1).
+# usage: run.sh LAUNCHER openmpi|mpich APP SHIM DIR NP STRATEGY...
+set -u
+launcher=$1 kind=$2 app=$3 shim=$4 dir=$5 np=$6
+shift 6
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+served=0
+run_app() { # run_app PRELOAD(yes/no) DISABLE(0/1) STRATEGY; sets $served (-1: the app failed)
+    local stats="$dir/shim_stats.json" file="$dir/shim_app.dat" pre="" env=()
+    rm -f "$stats" "$file"
+    [ "$1" = yes ] && pre=$shim
+    export TACIO_STATS=$stats TACIO_DISABLE=$2
+    export TACIO_HINTS="tacio_strategy=$3,tacio_ranks_per_node=2,cb_buffer_size=3000"
+    if [ "$kind" = openmpi ]; then
+        env=(-x TACIO_STATS -x TACIO_DISABLE -x TACIO_HINTS -x "LD_PRELOAD=$pre")
+    else
+        env=(-env LD_PRELOAD "$pre")
+    fi
+    served=-1
+    if timeout 120 "$launcher" "${env[@]}" -n "$np" "$app" "$file" 12 >"$dir/shim_out.txt" 2>&1 &&
+        grep -q "app: [0-9]* passed, 0 failed" "$dir/shim_out.txt"; then
+        ok
+        served=0
+        [ -f "$stats" ] && served=$(wc -l <"$stats")
+    else
+        ko "app failed (preload=$1 disable=$2 strategy=$3):"
+        cat "$dir/shim_out.txt"
+    fi
+}
+
+for s in "$@"; do
+    run_app no 0 "$s"
+    [ "$served" = 0 ] && ok || ko "$s: without LD_PRELOAD tacio served $served calls"
+    run_app yes 0 "$s"
+    [ "$served" = 3 ] && ok || ko "$s: with LD_PRELOAD tacio served $served calls, expected 3"
+    run_app yes 1 "$s"
+    [ "$served" = 0 ] && ok || ko "$s: TACIO_DISABLE=1 still served $served calls"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
