@@ -121,8 +121,9 @@ int view_check(const struct flat *ft)
         return tacio_fail(TACIO_EINVAL, "the filetype's displacements must be non-negative and "
                                         "nondecreasing (MPI file view rule)");
     if (ft->off[ft->n - 1] + ft->len[ft->n - 1] - ft->off[0] > ft->extent)
-        return tacio_fail(TACIO_EINVAL, "the filetype's extent %lld is smaller than its data "
-                                        "span: consecutive tiles would overlap",
+        return tacio_fail(TACIO_EINVAL,
+                          "the filetype's extent %lld is smaller than its data "
+                          "span: consecutive tiles would overlap",
                           (long long)ft->extent);
     return 0;
 }
@@ -145,10 +146,21 @@ int64_t view_bytes_below(const struct view *v, int64_t x)
     return k * f->size + f->cum[a] + min64(f->len[a], r - f->off[a]);
 }
 
+/* One extent filling its whole extent: tiles abut, so the stream is a single
+ * run (MPI_BYTE views, contiguous buffers) and must be walked as one. */
+static bool flat_dense(const struct flat *f)
+{
+    return f->n == 1 && f->len[0] == f->extent;
+}
+
 int view_walk(const struct view *v, int64_t s0, int64_t s1, int64_t lo, int64_t hi, piece_fn fn,
               void *ctx)
 {
     const struct flat *f = v->ft;
+    if (flat_dense(f)) {
+        int64_t a = max64(s0, view_bytes_below(v, lo)), b = min64(s1, view_bytes_below(v, hi));
+        return a < b ? fn(view_offset_of(v, a), b - a, a, ctx) : 0;
+    }
     int64_t s = max64(s0, view_bytes_below(v, lo));
     if (s >= s1)
         return 0;
@@ -177,6 +189,11 @@ static void flat_copy_bytes(const struct flat *mt, char *base, int64_t s, int64_
 {
     if (len <= 0)
         return;
+    if (flat_dense(mt)) {
+        char *p = base + flat_offset_of(mt, s);
+        memcpy(to_mem ? p : buf, to_mem ? buf : p, (size_t)len);
+        return;
+    }
     int64_t tile = s / mt->size, r = s % mt->size, i = extent_at(mt, r);
     int64_t into = r - mt->cum[i];
     while (len > 0) {

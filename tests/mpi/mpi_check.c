@@ -289,6 +289,17 @@ static void run_op(const struct engine_case *ec, const struct image *im, enum op
         if (rc)
             MPI_Error_string(rc, msg, &len);
         check_that(rc == MPI_SUCCESS, "%s failed: %s", op_names[op], msg);
+        struct tacio_stats stats;
+        tacio_file_get_stats(fh, &stats);
+        int64_t last = im->mine - (im->mine / m.elem_bytes / 2) * m.elem_bytes, all_last;
+        if (op == WRITE_AT_ALL || op == READ_AT_ALL) /* the first half goes last */
+            last = (im->mine / m.elem_bytes / 2) * m.elem_bytes;
+        MPI_Allreduce(&last, &all_last, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        check_that(rc || (stats.bytes == all_last && !strcmp(stats.op, op_names[op]) &&
+                          (all_last == 0 || (stats.naggs >= 1 && stats.rounds >= 1))),
+                   "stats: op %s bytes %lld (want %lld) naggs %d rounds %lld", stats.op,
+                   (long long)stats.bytes, (long long)all_last, stats.naggs,
+                   (long long)stats.rounds);
         MPI_Offset pos;
         tacio_file_get_position(fh, &pos);
         check_that(pos == (op == WRITE_ALL || op == READ_ALL ? im->mine : 0),

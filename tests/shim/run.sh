@@ -44,5 +44,20 @@ for s in "$@"; do
     run_app yes 1 "$s"
     [ "$served" = 0 ] && ok || ko "$s: TACIO_DISABLE=1 still served $served calls"
 done
+# Hints from a ROMIO_HINTS file, reported by TACIO_PRINT_HINTS; the program's
+# own info (none here) and TACIO_HINTS would override it.
+printf 'tacio_strategy tsujita\ncb_nodes 64\nromio_cb_write enable\n# a comment\n' >"$dir/hints.txt"
+export ROMIO_HINTS=$dir/hints.txt TACIO_PRINT_HINTS=1 TACIO_HINTS=tacio_ranks_per_node=2
+if [ "$kind" = openmpi ]; then
+    env=(-x ROMIO_HINTS -x TACIO_PRINT_HINTS -x TACIO_HINTS -x "LD_PRELOAD=$shim")
+else
+    env=(-env LD_PRELOAD "$shim")
+fi
+export TACIO_DISABLE=0
+timeout 120 "$launcher" "${env[@]}" -n "$np" "$app" "$dir/shim_app.dat" 12 >"$dir/shim_out.txt" 2>&1
+if grep -q "tacio_strategy=tsujita" "$dir/shim_out.txt" && grep -q "clamped" "$dir/shim_out.txt" &&
+    grep -q "app: [0-9]* passed, 0 failed" "$dir/shim_out.txt"; then ok; else
+    ko "hints file / TACIO_PRINT_HINTS:" && cat "$dir/shim_out.txt"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
