@@ -43,6 +43,7 @@ struct tacio_stats {
     int64_t shuffle_bytes, offnode_bytes, hop_bytes, max_link_load;
     int naggs;
     int64_t rounds;
+    int steps;            /**< collection steps per round (>1: ordered, as Tsujita et al.) */
     int64_t buffer_bytes; /**< the largest aggregator buffer */
 };
 

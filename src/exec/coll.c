@@ -29,6 +29,7 @@ struct call {
     struct comm cm;
     int *fd_of_rank; /* FD this rank aggregates, or -1 */
     int64_t rounds;
+    int nsteps; /* collection steps per round: hosts when the plan orders them */
     double t[6];
 };
 
@@ -155,6 +156,7 @@ static int make_plan(struct call *c)
     for (int r = 0; !rc && r < f->nprocs; r++)
         c->fd_of_rank[r] = -1;
     c->rounds = 0;
+    c->nsteps = c->plan->order ? f->topo->nused_hosts : 1;
     for (int j = 0; !rc && j < c->plan->part.n; j++) {
         int a = c->plan->agg[j];
         if (c->fd_of_rank[a] >= 0)
@@ -388,13 +390,28 @@ static int stage_pieces(struct call *c, struct round *rd, int i, const struct ra
     return rc;
 }
 
+/* Tsujita's ordered collection: when the plan orders senders, a round runs
+ * in steps, and in step t each aggregator exchanges only with the ranks of
+ * the host t places after its own (in host order), so no host's ranks are
+ * drained by many aggregators at once. Unordered plans use one step. */
+static int msg_step(const struct call *c, int sender, int agg)
+{
+    if (c->nsteps == 1)
+        return 0;
+    const struct tacio_topo *t = c->f->topo;
+    int hs = t->host_order[t->rank_host[sender]], ha = t->host_order[t->rank_host[agg]];
+    return (hs - ha + c->nsteps) % c->nsteps;
+}
+
 /* Sender side of a write: pack this rank's bytes for each FD it feeds. After
  * a failure the messages still go, empty, so no aggregator waits forever. */
-static int write_sends(struct call *c, struct round *rd, int64_t r, int rc)
+static int write_sends(struct call *c, struct round *rd, int64_t r, int rc, int step)
 {
     int me = c->f->rank;
     for (int64_t k = c->cm.row_ptr[me]; k < c->cm.row_ptr[me + 1]; k++) {
         int j = c->cm.col[k], a = c->plan->agg[j];
+        if (msg_step(c, me, a) != step)
+            continue;
         struct ranges w;
         round_window(c, j, r, &w);
         if (!rc)
@@ -419,7 +436,8 @@ static int write_sends(struct call *c, struct round *rd, int64_t r, int rc)
 /* Receive from every sender that has bytes in the window; after a failure
  * the receives are still posted (into nothing: an over-long message then
  * fails the receive instead of hanging the sender). */
-static int write_receives(struct call *c, struct round *rd, int j, const struct ranges *w, int rc)
+static int write_receives(struct call *c, struct round *rd, int j, const struct ranges *w, int rc,
+                          int step)
 {
     static char nothing;
     struct piece_list tmp = {0};
@@ -427,6 +445,8 @@ static int write_receives(struct call *c, struct round *rd, int j, const struct 
     for (int64_t k = c->cm.col_ptr[j]; k < c->cm.col_ptr[j + 1]; k++) {
         int i = c->cm.row[k];
         char *data = NULL;
+        if (msg_step(c, i, me) != step)
+            continue;
         if (!rc)
             rc = stage_pieces(c, rd, i, w, &tmp, &data);
         else if (i != me && pieces_of(c, i, w, &tmp) == 0 && tmp.bytes == 0)
@@ -453,13 +473,16 @@ static int write_round(struct call *c, int64_t r)
         round_free(&rd);
         return exec_agree(c->f->comm, local);
     }
-    local = write_sends(c, &rd, r, local);
-    if (j >= 0) {
+    if (j >= 0)
         round_window(c, j, r, &w);
-        local = write_receives(c, &rd, j, &w, local);
+    for (int step = 0; step < c->nsteps; step++) {
+        local = write_sends(c, &rd, r, local, step);
+        if (j >= 0)
+            local = write_receives(c, &rd, j, &w, local, step);
+        c->t[3] += exec_now() - t0;
+        local = wait_all(c, &rd, local);
+        t0 = exec_now();
     }
-    c->t[3] += exec_now() - t0;
-    local = wait_all(c, &rd, local);
     if (!local && j >= 0 && rd.all.n) {
         struct span sp[64];
         t0 = exec_now();
@@ -485,34 +508,41 @@ static int append_pieces(struct piece_list *dst, const struct piece_list *src)
     return rc;
 }
 
-/* Aggregator side of a read: read the window's spans, send each rank its
- * bytes. After a failure the messages still go, empty. */
-static int read_serve(struct call *c, struct round *rd, int j, int64_t r, int rc)
+/* Aggregator side of a read: read the window's spans once. */
+static int read_fill(struct call *c, struct round *rd, int j, const struct ranges *w, int rc)
 {
-    int me = c->f->rank;
-    struct ranges w;
     struct piece_list tmp = {0};
-    round_window(c, j, r, &w);
     for (int64_t k = c->cm.col_ptr[j]; k < c->cm.col_ptr[j + 1] && !rc; k++)
-        if (!(rc = pieces_of(c, c->cm.row[k], &w, &tmp)))
+        if (!(rc = pieces_of(c, c->cm.row[k], w, &tmp)))
             rc = append_pieces(&rd->all, &tmp);
+    free(tmp.p);
     struct span sp[64];
     double t0 = exec_now();
-    window_spans(&w, &rd->all, sp);
-    rd->wbuf = rc ? NULL : malloc((size_t)window_bytes(&w));
+    window_spans(w, &rd->all, sp);
+    rd->wbuf = rc ? NULL : malloc((size_t)window_bytes(w));
     if (!rc)
-        rc = rd->wbuf ? span_io(c, &w, sp, rd->wbuf, false, false)
+        rc = rd->wbuf ? span_io(c, w, sp, rd->wbuf, false, false)
                       : tacio_fail(TACIO_ENOMEM, "out of memory for the window");
     c->t[5] += exec_now() - t0;
+    return rc;
+}
+
+/* ... then send each rank of this step its bytes; after a failure the
+ * messages still go, empty. */
+static int read_send(struct call *c, struct round *rd, int j, const struct ranges *w, int rc,
+                     int step)
+{
+    int me = c->f->rank;
+    struct piece_list tmp = {0};
     for (int64_t k = c->cm.col_ptr[j]; k < c->cm.col_ptr[j + 1]; k++) {
         int i = c->cm.row[k];
-        if (pieces_of(c, i, &w, &tmp) || tmp.bytes == 0)
+        if (msg_step(c, i, me) != step || pieces_of(c, i, w, &tmp) || tmp.bytes == 0)
             continue;
         char *b = rc ? NULL : round_alloc(rd, tmp.bytes);
         if (!rc && !b)
             rc = tacio_fail(TACIO_ENOMEM, "out of memory");
         for (int64_t q = 0, pos = 0; !rc && q < tmp.n; pos += tmp.p[q++].len)
-            memcpy(b + pos, rd->wbuf + wpos(&w, tmp.p[q].off), (size_t)tmp.p[q].len);
+            memcpy(b + pos, rd->wbuf + wpos(w, tmp.p[q].off), (size_t)tmp.p[q].len);
         if (i == me)
             rd->self = b;
         else
@@ -523,14 +553,40 @@ static int read_serve(struct call *c, struct round *rd, int j, int64_t r, int rc
     return rc;
 }
 
-static int read_round(struct call *c, int64_t r)
+/* Receiver side of a read for one step: post the receives from aggregators. */
+static int read_receives(struct call *c, struct round *rd, int64_t r, char **in, int local,
+                         int step)
 {
     static char nothing;
+    int me = c->f->rank;
+    for (int64_t k = c->cm.row_ptr[me]; k < c->cm.row_ptr[me + 1]; k++) {
+        int j = c->cm.col[k], a = c->plan->agg[j];
+        struct ranges w;
+        if (a == me || msg_step(c, me, a) != step)
+            continue;
+        round_window(c, j, r, &w);
+        int prc = pieces_of(c, me, &w, &rd->mine);
+        local = local ? local : prc;
+        if (!prc && rd->mine.bytes == 0)
+            continue;
+        char *b = local ? NULL : round_alloc(rd, rd->mine.bytes);
+        if (!local && !b)
+            local = tacio_fail(TACIO_ENOMEM, "out of memory");
+        in[k - c->cm.row_ptr[me]] = b;
+        MPI_Irecv(b ? b : &nothing, b ? (int)rd->mine.bytes : 0, MPI_BYTE, a, TAG_DATA, c->f->comm,
+                  &rd->req[rd->nreq++]);
+    }
+    return local;
+}
+
+static int read_round(struct call *c, int64_t r)
+{
     int me = c->f->rank, jme = c->fd_of_rank[me];
     int64_t nmsg = c->cm.row_ptr[me + 1] - c->cm.row_ptr[me];
     if (jme >= 0)
         nmsg += c->cm.col_ptr[jme + 1] - c->cm.col_ptr[jme];
     struct round rd;
+    struct ranges w;
     int local = round_init(&rd, (int)nmsg);
     char **in = xcalloc((size_t)nmsg + 1, sizeof(char *));
     if (!rd.req || !rd.bufs || !in) {
@@ -538,30 +594,21 @@ static int read_round(struct call *c, int64_t r)
         round_free(&rd);
         return exec_agree(c->f->comm, local ? local : tacio_fail(TACIO_ENOMEM, "out of memory"));
     }
-    if (jme >= 0)
-        local = read_serve(c, &rd, jme, r, local);
-    double t0 = exec_now();
-    for (int64_t k = c->cm.row_ptr[me]; k < c->cm.row_ptr[me + 1]; k++) {
-        int j = c->cm.col[k], a = c->plan->agg[j];
-        struct ranges w;
-        round_window(c, j, r, &w);
-        int prc = pieces_of(c, me, &w, &rd.mine);
-        local = local ? local : prc;
-        if ((!prc && rd.mine.bytes == 0) || a == me)
-            continue;
-        char *b = local ? NULL : round_alloc(&rd, rd.mine.bytes);
-        if (!local && !b)
-            local = tacio_fail(TACIO_ENOMEM, "out of memory");
-        in[k - c->cm.row_ptr[me]] = b;
-        MPI_Irecv(b ? b : &nothing, b ? (int)rd.mine.bytes : 0, MPI_BYTE, a, TAG_DATA, c->f->comm,
-                  &rd.req[rd.nreq++]);
+    if (jme >= 0) {
+        round_window(c, jme, r, &w);
+        local = read_fill(c, &rd, jme, &w, local);
     }
-    c->t[3] += exec_now() - t0;
-    local = wait_all(c, &rd, local);
+    for (int step = 0; step < c->nsteps; step++) {
+        double t0 = exec_now();
+        if (jme >= 0)
+            local = read_send(c, &rd, jme, &w, local, step);
+        local = read_receives(c, &rd, r, in, local, step);
+        c->t[3] += exec_now() - t0;
+        local = wait_all(c, &rd, local);
+    }
     for (int64_t k = c->cm.row_ptr[me]; !local && k < c->cm.row_ptr[me + 1]; k++) {
         int j = c->cm.col[k];
         char *src = c->plan->agg[j] == me ? rd.self : in[k - c->cm.row_ptr[me]];
-        struct ranges w;
         round_window(c, j, r, &w);
         if (pieces_of(c, me, &w, &rd.mine) || !src)
             continue;
@@ -603,6 +650,7 @@ static void record_stats(struct call *c, int64_t offset)
     s->st5_io = c->t[5];
     s->total = c->t[0];
     s->rounds = c->rounds;
+    s->steps = c->nsteps;
     if (c->plan) {
         const struct metrics *m = &c->plan->m;
         s->bytes = m->total_bytes;
@@ -620,11 +668,12 @@ static void record_stats(struct call *c, int64_t offset)
                 "{\"op\":\"%s\",\"strategy\":\"%s\",\"procs\":%d,\"st1\":%.6f,\"st2\":%.6f,"
                 "\"st3\":%.6f,\"st4\":%.6f,\"st5\":%.6f,\"total\":%.6f,\"bytes\":%lld,"
                 "\"shuffle_bytes\":%lld,\"offnode_bytes\":%lld,\"hop_bytes\":%lld,"
-                "\"max_link_load\":%lld,\"naggs\":%d,\"rounds\":%lld,\"buffer_bytes\":%lld}\n",
+                "\"max_link_load\":%lld,\"naggs\":%d,\"rounds\":%lld,\"steps\":%d,\"buffer_bytes\":"
+                "%lld}\n",
                 s->op, s->strategy, c->f->nprocs, s->st1_access, s->st2_plan, s->st3_route,
                 s->st4_shuffle, s->st5_io, s->total, (long long)s->bytes,
                 (long long)s->shuffle_bytes, (long long)s->offnode_bytes, (long long)s->hop_bytes,
-                (long long)s->max_link_load, s->naggs, (long long)s->rounds,
+                (long long)s->max_link_load, s->naggs, (long long)s->rounds, s->steps,
                 (long long)s->buffer_bytes);
         fclose(out);
     }
