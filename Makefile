@@ -33,8 +33,9 @@ test: build build-mpi
 demo: build
 	@scripts/demo.sh $(BUILD)/bin/tacio
 
-bench: build
+bench: build build-mpi
 	@bench/plan/run.sh $(BUILD)
+	@bench/engine/run.sh build-openmpi
 
 clean:
 	rm -rf $(BUILD) build-openmpi build-mpich
