@@ -279,8 +279,7 @@ static int runtime_memory(MPI_Comm comm, const struct tacio_hints *h, struct tac
     return 0;
 }
 
-int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo **out,
-                  int64_t *max_ppn)
+int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo **out)
 {
     int nprocs, nhosts;
     MPI_Comm_size(comm, &nprocs);
@@ -292,14 +291,14 @@ int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo 
         return tacio_fail(TACIO_ENOMEM, "out of memory");
     }
     runtime_hosts(comm, h, host_of, &nhosts);
-    *max_ppn = 0;
+    int64_t max_ppn = 0;
     for (int r = 0; r < nprocs; r++)
-        *max_ppn = max64(*max_ppn, ++count[host_of[r]]);
+        max_ppn = max64(max_ppn, ++count[host_of[r]]);
     char spec[300];
     if (h->topology[0])
         snprintf(spec, sizeof spec, "%s", h->topology);
     else
-        snprintf(spec, sizeof spec, "flat:nodes=%d,cores=%lld", nhosts, (long long)*max_ppn);
+        snprintf(spec, sizeof spec, "flat:nodes=%d,cores=%lld", nhosts, (long long)max_ppn);
     int rc = tacio_topo_parse(spec, out);
     if (!rc)
         rc = topo_place_hosts(*out, nprocs, host_of, nhosts);

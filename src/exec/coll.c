@@ -459,12 +459,19 @@ static int write_receives(struct call *c, struct round *rd, int j, const struct 
     return rc;
 }
 
-static int write_round(struct call *c, int64_t r)
+/* Messages this rank may post in a round: one per FD it feeds, one per rank
+ * feeding the FD it aggregates. */
+static int64_t round_messages(const struct call *c)
 {
     int me = c->f->rank, j = c->fd_of_rank[me];
-    int64_t nmsg = c->cm.row_ptr[me + 1] - c->cm.row_ptr[me];
-    if (j >= 0)
-        nmsg += c->cm.col_ptr[j + 1] - c->cm.col_ptr[j];
+    int64_t n = c->cm.row_ptr[me + 1] - c->cm.row_ptr[me];
+    return j >= 0 ? n + c->cm.col_ptr[j + 1] - c->cm.col_ptr[j] : n;
+}
+
+static int write_round(struct call *c, int64_t r)
+{
+    int j = c->fd_of_rank[c->f->rank];
+    int64_t nmsg = round_messages(c);
     struct round rd;
     struct ranges w;
     double t0 = exec_now();
@@ -582,9 +589,7 @@ static int read_receives(struct call *c, struct round *rd, int64_t r, char **in,
 static int read_round(struct call *c, int64_t r)
 {
     int me = c->f->rank, jme = c->fd_of_rank[me];
-    int64_t nmsg = c->cm.row_ptr[me + 1] - c->cm.row_ptr[me];
-    if (jme >= 0)
-        nmsg += c->cm.col_ptr[jme + 1] - c->cm.col_ptr[jme];
+    int64_t nmsg = round_messages(c);
     struct round rd;
     struct ranges w;
     int local = round_init(&rd, (int)nmsg);

@@ -17,7 +17,6 @@ struct tacio_file {
     int amode;
     struct tacio_hints *hints;
     struct tacio_topo *topo; /* ranks placed on their (virtual) hosts */
-    int64_t max_ppn;
     /* view */
     MPI_Offset disp;
     MPI_Datatype etype, filetype; /* our own duplicates */
@@ -26,7 +25,6 @@ struct tacio_file {
     struct flat *ft_owned;
     int64_t fp; /* individual file pointer, in etypes */
     struct tacio_stats last;
-    char *stats_path;
 };
 
 /* Flatten a datatype (cached on derived types); *owned is set when the
@@ -44,8 +42,7 @@ int exec_fail_errno(int err, const char *fmt, ...) __attribute__((format(printf,
 
 /* Runtime topology: hosts from MPI_COMM_TYPE_SHARED (or tacio_ranks_per_node),
  * the network from hint tacio_topology (default: one switch). */
-int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo **out,
-                  int64_t *max_ppn);
+int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo **out);
 
 /* Hints from an MPI_Info on top of defaults and TACIO_HINTS. */
 int exec_hints(MPI_Info info, struct tacio_hints **out);

@@ -199,7 +199,7 @@ int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, t
     local = check_hints_agree(c, f ? f->hints : NULL, local);
     int rc = exec_agree(c, local);
     if (!rc)
-        rc = exec_agree(c, exec_topology(c, f->hints, &f->topo, &f->max_ppn));
+        rc = exec_agree(c, exec_topology(c, f->hints, &f->topo));
     if (!rc)
         rc = open_posix(f, 0);
     if (!rc)

@@ -57,15 +57,6 @@ void tacio_hints_free(struct tacio_hints *h)
     free(h);
 }
 
-int hints_copy(const struct tacio_hints *src, struct tacio_hints **out)
-{
-    *out = malloc(sizeof **out);
-    if (!*out)
-        return tacio_fail(TACIO_ENOMEM, "out of memory");
-    **out = *src;
-    return 0;
-}
-
 static int set_size(const char *key, const char *value, int64_t min, int64_t *dst)
 {
     int64_t v;
@@ -166,7 +157,7 @@ static int set_tacio_hint(struct tacio_hints *h, const char *key, const char *va
 
 bool hint_is_known(const char *key)
 {
-    static const char *const romio[] = {"cb_nodes", "cb_buffer_size", "cb_config_list",
+    static const char *const romio[] = {"cb_nodes",      "cb_buffer_size",  "cb_config_list",
                                         "striping_unit", "striping_factor", NULL};
     if (!strncmp(key, "tacio_", 6))
         return true;
@@ -182,9 +173,7 @@ bool hint_is_known(const char *key)
 int tacio_hints_set(struct tacio_hints *h, const char *key, const char *value)
 {
     if (!strcmp(key, "cb_nodes")) {
-        int rc = set_size(key, value, 1, &h->cb_nodes);
-        h->cb_nodes_requested = h->cb_nodes;
-        return rc;
+        return set_size(key, value, 1, &h->cb_nodes);
     }
     if (!strcmp(key, "cb_buffer_size"))
         return set_size(key, value, 1, &h->cb_buffer_size);

@@ -28,8 +28,6 @@ struct tacio_hints {
     char solver[8];        /* auto, flow, dense */
     /* auto's cost model, bytes/s and seconds */
     double bw_link, bw_agg_io, bw_fs, latency;
-    /* what the hints asked for, before clamping; printed by the CLI */
-    int64_t cb_nodes_requested;
     /* the MPI engine's: virtual hosts, the network, a cap on free memory */
     int64_t ranks_per_node; /* 0: real hosts */
     char topology[256];     /* "": one switch */
@@ -116,7 +114,6 @@ const char *strategy_names(void);
 /* hints */
 /* ROMIO's and tacio's keys; the MPI engine ignores others, as ROMIO does. */
 bool hint_is_known(const char *key);
-int hints_copy(const struct tacio_hints *src, struct tacio_hints **out);
 
 /* partitions */
 int partition_fixed(const struct plan_ctx *ctx, struct partition *out);

@@ -17,8 +17,8 @@
 struct flat {
     int64_t n;
     int64_t *off, *len;
-    int64_t *cum;   /* n + 1 prefix sums of len */
-    int64_t size;   /* cum[n]: bytes of data in one instance */
+    int64_t *cum; /* n + 1 prefix sums of len */
+    int64_t size; /* cum[n]: bytes of data in one instance */
     int64_t lb, extent;
     bool monotonic; /* offsets nondecreasing and extents disjoint: usable as a filetype */
 };
