@@ -204,24 +204,19 @@ static void print_metrics(const struct tacio_plan *p)
     printf("plan seconds:   %.4f\n", p->plan_seconds);
 }
 
-/* W = D*C for small jobs, built from the plan's own file domains. */
-static int show_cost(const struct job *j, const struct tacio_plan *p)
+/* W = D*C for small jobs, from the plan's own C. */
+static void show_cost(const struct job *j, const struct tacio_plan *p)
 {
-    struct comm c;
-    int rc = comm_build(j->pat, &p->part, &c);
-    if (rc)
-        return fail(rc);
+    const struct comm *c = &p->comm;
     printf("W = D*C (hop-bytes if rank i serves FD j)\n%6s", "");
-    for (int k = 0; k < c.a; k++)
+    for (int k = 0; k < c->a; k++)
         printf(" %10s%d", "FD", k);
-    for (int i = 0; i < c.p; i++) {
+    for (int i = 0; i < c->p; i++) {
         printf("\nP%-5d", i);
-        for (int k = 0; k < c.a; k++)
-            printf(" %12lld", (long long)hop_bytes_of(j->topo, &c, k, i));
+        for (int k = 0; k < c->a; k++)
+            printf(" %12lld", (long long)hop_bytes_of(j->topo, c, k, i));
     }
     printf("\n");
-    comm_free(&c);
-    return 0;
 }
 
 static int cmd_plan(const struct options *o, struct job *j)
@@ -247,7 +242,7 @@ static int cmd_plan(const struct options *o, struct job *j)
         print_metrics(p);
     }
     if (o->show_cost)
-        rc = show_cost(j, p);
+        show_cost(j, p);
     tacio_plan_free(p);
     return rc;
 }

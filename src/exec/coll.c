@@ -26,7 +26,6 @@ struct call {
     int64_t *vs0, *vn, *arrays;
     struct tacio_pattern *pat;
     struct tacio_plan *plan;
-    struct comm cm;
     int *fd_of_rank; /* FD this rank aggregates, or -1 */
     int64_t rounds;
     int nsteps; /* collection steps per round: hosts when the plan orders them */
@@ -148,8 +147,6 @@ static int make_plan(struct call *c)
     if (ctx.lo >= ctx.hi)
         return 0; /* nobody accesses a byte */
     int rc = plan_run(&ctx, strategy_find(f->hints->strategy), &c->plan);
-    if (!rc)
-        rc = comm_build(c->pat, &c->plan->part, &c->cm);
     c->fd_of_rank = malloc(sizeof(int) * (size_t)f->nprocs);
     if (!rc && !c->fd_of_rank)
         rc = tacio_fail(TACIO_ENOMEM, "out of memory");
@@ -408,8 +405,8 @@ static int msg_step(const struct call *c, int sender, int agg)
 static int write_sends(struct call *c, struct round *rd, int64_t r, int rc, int step)
 {
     int me = c->f->rank;
-    for (int64_t k = c->cm.row_ptr[me]; k < c->cm.row_ptr[me + 1]; k++) {
-        int j = c->cm.col[k], a = c->plan->agg[j];
+    for (int64_t k = c->plan->comm.row_ptr[me]; k < c->plan->comm.row_ptr[me + 1]; k++) {
+        int j = c->plan->comm.col[k], a = c->plan->agg[j];
         if (msg_step(c, me, a) != step)
             continue;
         struct ranges w;
@@ -442,8 +439,8 @@ static int write_receives(struct call *c, struct round *rd, int j, const struct 
     static char nothing;
     struct piece_list tmp = {0};
     int me = c->f->rank;
-    for (int64_t k = c->cm.col_ptr[j]; k < c->cm.col_ptr[j + 1]; k++) {
-        int i = c->cm.row[k];
+    for (int64_t k = c->plan->comm.col_ptr[j]; k < c->plan->comm.col_ptr[j + 1]; k++) {
+        int i = c->plan->comm.row[k];
         char *data = NULL;
         if (msg_step(c, i, me) != step)
             continue;
@@ -464,8 +461,8 @@ static int write_receives(struct call *c, struct round *rd, int j, const struct 
 static int64_t round_messages(const struct call *c)
 {
     int me = c->f->rank, j = c->fd_of_rank[me];
-    int64_t n = c->cm.row_ptr[me + 1] - c->cm.row_ptr[me];
-    return j >= 0 ? n + c->cm.col_ptr[j + 1] - c->cm.col_ptr[j] : n;
+    int64_t n = c->plan->comm.row_ptr[me + 1] - c->plan->comm.row_ptr[me];
+    return j >= 0 ? n + c->plan->comm.col_ptr[j + 1] - c->plan->comm.col_ptr[j] : n;
 }
 
 static int write_round(struct call *c, int64_t r)
@@ -519,8 +516,8 @@ static int append_pieces(struct piece_list *dst, const struct piece_list *src)
 static int read_fill(struct call *c, struct round *rd, int j, const struct ranges *w, int rc)
 {
     struct piece_list tmp = {0};
-    for (int64_t k = c->cm.col_ptr[j]; k < c->cm.col_ptr[j + 1] && !rc; k++)
-        if (!(rc = pieces_of(c, c->cm.row[k], w, &tmp)))
+    for (int64_t k = c->plan->comm.col_ptr[j]; k < c->plan->comm.col_ptr[j + 1] && !rc; k++)
+        if (!(rc = pieces_of(c, c->plan->comm.row[k], w, &tmp)))
             rc = append_pieces(&rd->all, &tmp);
     free(tmp.p);
     struct span sp[64];
@@ -541,8 +538,8 @@ static int read_send(struct call *c, struct round *rd, int j, const struct range
 {
     int me = c->f->rank;
     struct piece_list tmp = {0};
-    for (int64_t k = c->cm.col_ptr[j]; k < c->cm.col_ptr[j + 1]; k++) {
-        int i = c->cm.row[k];
+    for (int64_t k = c->plan->comm.col_ptr[j]; k < c->plan->comm.col_ptr[j + 1]; k++) {
+        int i = c->plan->comm.row[k];
         if (msg_step(c, i, me) != step || pieces_of(c, i, w, &tmp) || tmp.bytes == 0)
             continue;
         char *b = rc ? NULL : round_alloc(rd, tmp.bytes);
@@ -566,8 +563,8 @@ static int read_receives(struct call *c, struct round *rd, int64_t r, char **in,
 {
     static char nothing;
     int me = c->f->rank;
-    for (int64_t k = c->cm.row_ptr[me]; k < c->cm.row_ptr[me + 1]; k++) {
-        int j = c->cm.col[k], a = c->plan->agg[j];
+    for (int64_t k = c->plan->comm.row_ptr[me]; k < c->plan->comm.row_ptr[me + 1]; k++) {
+        int j = c->plan->comm.col[k], a = c->plan->agg[j];
         struct ranges w;
         if (a == me || msg_step(c, me, a) != step)
             continue;
@@ -579,7 +576,7 @@ static int read_receives(struct call *c, struct round *rd, int64_t r, char **in,
         char *b = local ? NULL : round_alloc(rd, rd->mine.bytes);
         if (!local && !b)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
-        in[k - c->cm.row_ptr[me]] = b;
+        in[k - c->plan->comm.row_ptr[me]] = b;
         MPI_Irecv(b ? b : &nothing, b ? (int)rd->mine.bytes : 0, MPI_BYTE, a, TAG_DATA, c->f->comm,
                   &rd->req[rd->nreq++]);
     }
@@ -611,9 +608,9 @@ static int read_round(struct call *c, int64_t r)
         c->t[3] += exec_now() - t0;
         local = wait_all(c, &rd, local);
     }
-    for (int64_t k = c->cm.row_ptr[me]; !local && k < c->cm.row_ptr[me + 1]; k++) {
-        int j = c->cm.col[k];
-        char *src = c->plan->agg[j] == me ? rd.self : in[k - c->cm.row_ptr[me]];
+    for (int64_t k = c->plan->comm.row_ptr[me]; !local && k < c->plan->comm.row_ptr[me + 1]; k++) {
+        int j = c->plan->comm.col[k];
+        char *src = c->plan->agg[j] == me ? rd.self : in[k - c->plan->comm.row_ptr[me]];
         round_window(c, j, r, &w);
         if (pieces_of(c, me, &w, &rd.mine) || !src)
             continue;
@@ -637,7 +634,6 @@ static void call_free(struct call *c)
     free(c->arrays);
     tacio_pattern_free(c->pat);
     tacio_plan_free(c->plan);
-    comm_free(&c->cm);
     free(c->fd_of_rank);
 }
 

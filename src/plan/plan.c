@@ -62,7 +62,7 @@ int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct 
     rc = partition_and_assign(ctx, s, p, &c);
     if (!rc)
         rc = metrics_compute(ctx, &c, p);
-    comm_free(&c);
+    p->comm = c; /* the plan owns C from here on */
     if (rc) {
         tacio_plan_free(p);
         return rc;
@@ -105,6 +105,7 @@ void tacio_plan_free(struct tacio_plan *p)
     if (!p)
         return;
     partition_free(&p->part);
+    comm_free(&p->comm);
     free(p->agg);
     free(p->order_ptr);
     free(p->order);

@@ -82,6 +82,7 @@ struct tacio_plan {
     int64_t lap_cost;  /* optimum the solver reported, -1 if none ran */
     int mem_shortfall; /* mccio: FDs placed on a host below mem_min */
     struct metrics m;
+    struct comm comm;             /* C for the plan's FDs: the engine routes with it */
     int64_t *fd_bytes, *fd_mem;   /* per FD (= per aggregator): data, buffer memory */
     int64_t *link_up, *link_down; /* per tree vertex: bytes on the link to its parent */
     char **link_name;             /* per tree vertex (borrowed from the topology) */
