@@ -225,13 +225,9 @@ struct piece_list {
 static int push_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
 {
     struct piece_list *l = ctx;
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 64;
-        struct piece *g = realloc(l->p, sizeof *g * (size_t)l->cap);
-        if (!g)
-            return tacio_fail(TACIO_ENOMEM, "out of memory routing pieces");
-        l->p = g;
-    }
+    int rc = grow_array((void **)&l->p, sizeof *l->p, l->n + 1, &l->cap);
+    if (rc)
+        return rc;
     l->p[l->n++] = (struct piece){off, len, spos, NULL};
     l->bytes += len;
     return 0;

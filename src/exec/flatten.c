@@ -96,17 +96,15 @@ static int append_blocks(struct flat_builder *b, const struct flat *old, int n, 
 
 struct dim_list {
     int64_t *idx; /* global indices owned, increasing */
-    int64_t n;
+    int64_t n, cap;
 };
 
 static int dim_push(struct dim_list *d, int64_t v)
 {
-    int64_t *g = realloc(d->idx, sizeof(int64_t) * (size_t)(d->n + 1));
-    if (!g)
-        return tacio_fail(TACIO_ENOMEM, "out of memory flattening a datatype");
-    d->idx = g;
-    d->idx[d->n++] = v;
-    return 0;
+    int rc = grow_array((void **)&d->idx, sizeof *d->idx, d->n + 1, &d->cap);
+    if (!rc)
+        d->idx[d->n++] = v;
+    return rc;
 }
 
 /* Odometer over every dimension but the fastest; the fastest dimension's

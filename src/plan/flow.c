@@ -67,13 +67,9 @@ static int64_t vdelta(const struct flow *f, int x)
 
 static int heap_push(struct flow *f, int64_t d, int v)
 {
-    if (f->nheap == f->heap_cap) {
-        f->heap_cap = f->heap_cap ? 2 * f->heap_cap : 1024;
-        struct heap_item *h = realloc(f->heap, sizeof(*h) * (size_t)f->heap_cap);
-        if (!h)
-            return tacio_fail(TACIO_ENOMEM, "out of memory in the flow solver");
-        f->heap = h;
-    }
+    int rc = grow_array((void **)&f->heap, sizeof *f->heap, f->nheap + 1, &f->heap_cap);
+    if (rc)
+        return rc;
     int64_t i = f->nheap++;
     while (i > 0 && f->heap[(i - 1) / 2].d > d) {
         f->heap[i] = f->heap[(i - 1) / 2];

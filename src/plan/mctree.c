@@ -4,14 +4,9 @@
 
 int mc_add(struct mc_tree *t, int parent, int64_t lo, int64_t hi)
 {
-    if (t->n == t->cap) {
-        int cap = t->cap ? 2 * t->cap : 64;
-        struct mc_vertex *v = realloc(t->v, sizeof *v * (size_t)cap);
-        if (!v)
-            return tacio_fail(TACIO_ENOMEM, "out of memory for the partition tree");
-        t->v = v;
-        t->cap = cap;
-    }
+    int rc = grow_array((void **)&t->v, sizeof *t->v, t->n + 1, &t->cap);
+    if (rc)
+        return rc;
     t->v[t->n] = (struct mc_vertex){lo, hi, parent, -1, -1, -1};
     return t->n++;
 }

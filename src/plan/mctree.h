@@ -14,7 +14,8 @@ struct mc_vertex {
 
 struct mc_tree {
     struct mc_vertex *v;
-    int n, cap;
+    int n;
+    int64_t cap;
 };
 
 static inline bool mc_is_leaf(const struct mc_tree *t, int x)

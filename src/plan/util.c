@@ -47,6 +47,22 @@ void *xcalloc(size_t n, size_t size)
     return calloc(n ? n : 1, size ? size : 1);
 }
 
+int grow_array(void **arr, size_t elem, int64_t need, int64_t *cap)
+{
+    if (need <= *cap)
+        return 0;
+    int64_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *p = realloc(*arr, elem * (size_t)c);
+    if (!p)
+        return tacio_fail(TACIO_ENOMEM, "out of memory growing an array to %lld elements",
+                          (long long)c);
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
 static char *split_item(char *p)
 {
     int depth = 0;

@@ -17,6 +17,7 @@ struct mc_aux {
     struct mc_tree tree;
     int *leaves; /* tree vertex of each initial FD, left to right */
     int nleaves;
+    int64_t leaves_cap;
 };
 
 static void mc_aux_free(void *p)
@@ -121,12 +122,10 @@ static int64_t byte_quantile(const struct plan_ctx *ctx, int64_t lo, int64_t hi,
 
 static int add_leaf(struct mc_aux *a, int x)
 {
-    int *g = realloc(a->leaves, sizeof(int) * (size_t)(a->nleaves + 1));
-    if (!g)
-        return tacio_fail(TACIO_ENOMEM, "out of memory");
-    a->leaves = g;
-    a->leaves[a->nleaves++] = x;
-    return 0;
+    int rc = grow_array((void **)&a->leaves, sizeof *a->leaves, a->nleaves + 1, &a->leaves_cap);
+    if (!rc)
+        a->leaves[a->nleaves++] = x;
+    return rc;
 }
 
 /* The paper's rule, with tacio_msg_ind set: halve the region until a leaf
