@@ -60,7 +60,9 @@ static int access_local(struct call *c, int64_t offset, int64_t count, MPI_Datat
 /* Header per rank: disp, s0, n, extents, lb, extent. */
 #define HDR 6
 
-static int build_views(struct call *c, const int64_t *hdr, const int *displs)
+/* Rank r's segment of c->arrays starts at seg[r]: its n offsets, n lengths
+ * (both gathered), then n + 1 prefix sums computed here. */
+static int build_views(struct call *c, const int64_t *hdr, const int *seg)
 {
     int p = c->f->nprocs;
     c->views = malloc(sizeof *c->views * (size_t)p);
@@ -71,16 +73,13 @@ static int build_views(struct call *c, const int64_t *hdr, const int *displs)
         return tacio_fail(TACIO_ENOMEM, "out of memory for the views");
     for (int r = 0; r < p; r++) {
         const int64_t *h = hdr + HDR * r;
+        int64_t n = h[3], *base = c->arrays + seg[r];
         struct flat *fl = &c->flats[r];
-        int64_t n = h[3], *base = c->arrays + 3 * (int64_t)displs[r];
         *fl = (struct flat){n, base, base + n, base + 2 * n, 0, h[4], h[5], true};
-        fl->cum = base + 2 * n;
-        int64_t sum = 0;
-        for (int64_t i = 0; i < n; i++) { /* cum has n + 1 slots: the next rank's first is reused */
-            fl->cum[i] = sum;
-            sum += fl->len[i];
-        }
-        fl->size = sum;
+        fl->cum[0] = 0;
+        for (int64_t i = 0; i < n; i++)
+            fl->cum[i + 1] = fl->cum[i] + fl->len[i];
+        fl->size = fl->cum[n];
         c->views[r] = (struct view){h[0], fl};
         c->vs0[r] = h[1];
         c->vn[r] = h[2];
@@ -95,23 +94,22 @@ static int exchange_views(struct call *c, int local)
     const struct flat *ft = f->ft;
     int64_t mine[HDR] = {f->disp, c->s0, local ? 0 : c->n, ft->n, ft->lb, ft->extent};
     int64_t *hdr = malloc(sizeof(int64_t) * HDR * (size_t)p);
-    int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
-    if (!hdr || !counts || !displs)
+    int *counts = malloc(sizeof(int) * (size_t)p), *seg = malloc(sizeof(int) * (size_t)p);
+    if (!hdr || !counts || !seg)
         local = local ? local : tacio_fail(TACIO_ENOMEM, "out of memory");
     int rc = exec_agree(f->comm, local);
     if (!rc)
         MPI_Allgather(mine, HDR, MPI_INT64_T, hdr, HDR, MPI_INT64_T, f->comm);
     int64_t total = 0;
     for (int r = 0; !rc && r < p; r++) {
-        /* off, len, and one more slot for the prefix sums, per extent */
-        counts[r] = (int)(3 * hdr[HDR * r + 3] + 1);
-        displs[r] = (int)(total / 3);
-        total += 3 * hdr[HDR * r + 3] + 3;
+        counts[r] = (int)(2 * hdr[HDR * r + 3]);
+        seg[r] = (int)total;
+        total += 3 * hdr[HDR * r + 3] + 1;
     }
     int64_t *send = NULL;
     if (!rc) {
-        c->arrays = malloc(sizeof(int64_t) * (size_t)(total + 3));
-        send = malloc(sizeof(int64_t) * (size_t)(3 * ft->n + 1));
+        c->arrays = malloc(sizeof(int64_t) * (size_t)(total ? total : 1));
+        send = malloc(sizeof(int64_t) * (size_t)(2 * ft->n));
         local = c->arrays && send && total < INT32_MAX
                     ? 0
                     : tacio_fail(TACIO_ENOMEM, "views too large");
@@ -120,20 +118,14 @@ static int exchange_views(struct call *c, int local)
     if (!rc) {
         memcpy(send, ft->off, sizeof(int64_t) * (size_t)ft->n);
         memcpy(send + ft->n, ft->len, sizeof(int64_t) * (size_t)ft->n);
-        int *d3 = malloc(sizeof(int) * (size_t)p);
-        for (int r = 0; d3 && r < p; r++)
-            d3[r] = 3 * displs[r];
-        MPI_Allgatherv(send, counts[f->rank], MPI_INT64_T, c->arrays, counts, d3 ? d3 : displs,
-                       MPI_INT64_T, f->comm);
-        free(d3);
-        rc = exec_agree(f->comm, d3 ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory"));
+        MPI_Allgatherv(send, counts[f->rank], MPI_INT64_T, c->arrays, counts, seg, MPI_INT64_T,
+                       f->comm);
+        rc = exec_agree(f->comm, build_views(c, hdr, seg));
     }
-    if (!rc)
-        rc = exec_agree(f->comm, build_views(c, hdr, displs));
     free(send);
     free(hdr);
     free(counts);
-    free(displs);
+    free(seg);
     return rc;
 }
 
