@@ -158,9 +158,7 @@ static int apply_hints_file(struct tacio_hints *h, const char *path)
     while (!rc && fgets(line, sizeof line, f)) {
         lineno++;
         char key[256], val[768];
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
+        strip_comment(line);
         int n = sscanf(line, "%255s %767s", key, val);
         if (n == 1)
             rc = tacio_fail(TACIO_EINVAL, "%s:%d: expected 'key value'", path, lineno);

@@ -257,9 +257,7 @@ int pattern_parse_mesh(struct tacio_pattern *p, void *spec_v, int nprocs)
 
 static int read_extent_line(char *line, struct run_buf *b, int *maxrank)
 {
-    char *hash = strchr(line, '#');
-    if (hash)
-        *hash = '\0';
+    strip_comment(line);
     long long r, off, len;
     char extra;
     int n = sscanf(line, "%lld %lld %lld %c", &r, &off, &len, &extra);

@@ -47,6 +47,13 @@ void *xcalloc(size_t n, size_t size)
     return calloc(n ? n : 1, size ? size : 1);
 }
 
+void strip_comment(char *line)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+}
+
 int grow_array(void **arr, size_t elem, int64_t need, int64_t *cap)
 {
     if (need <= *cap)

@@ -45,6 +45,8 @@ uint64_t rng_next(uint64_t *state);
 double rng_uniform(uint64_t *state);
 
 void *xcalloc(size_t n, size_t size);
+/* Cut a text line at its first '#': the comment rule of every input file. */
+void strip_comment(char *line);
 /* Room for `need` elements of `elem` bytes in *arr, whose capacity *cap
  * doubles as needed (amortised O(1) appends). 0 or TACIO_ENOMEM. */
 int grow_array(void **arr, size_t elem, int64_t need, int64_t *cap);

@@ -134,9 +134,7 @@ static int read_conf(struct conf *c, FILE *f)
     int lineno = 0, rc = 0;
     while (!rc && line && fgets(line, LINE_MAX_LEN, f)) {
         lineno++;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
+        strip_comment(line);
         char *name = field(line, "SwitchName");
         if (!name) {
             for (char *p = line; *p && !rc; p++)
@@ -285,9 +283,7 @@ int read_int_matrix(const char *path, int64_t **out, int *rows, int *cols)
     int n = 0, r = 0, c = -1, lineno = 0, rc = line ? 0 : TACIO_ENOMEM;
     while (!rc && fgets(line, LINE_MAX_LEN, f)) {
         lineno++;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
+        strip_comment(line);
         int before = n;
         if ((rc = read_matrix_row(line, &vals, &n)))
             rc = tacio_fail(rc, "%s:%d: expected non-negative integers", path, lineno);

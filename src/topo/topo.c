@@ -315,9 +315,7 @@ static int memory_file(struct tacio_topo *t, const char *path)
     int lineno = 0, rc = 0;
     while (!rc && fgets(line, sizeof line, f)) {
         lineno++;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
+        strip_comment(line);
         long long h;
         char size[64], extra;
         int n = sscanf(line, "%lld %63s %c", &h, size, &extra);
