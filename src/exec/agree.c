@@ -208,15 +208,16 @@ static int apply_info(struct tacio_hints *h, MPI_Info info)
 }
 
 /* Lowest to highest precedence: hints files (ROMIO_HINTS, TACIO_HINTS_FILE),
- * TACIO_HINTS, the program's info. */
-int exec_hints(MPI_Info info, struct tacio_hints **out)
+ * TACIO_HINTS, the program's info; with a base (a file's hints), only the
+ * info goes over it. */
+int exec_hints(const struct tacio_hints *base, MPI_Info info, struct tacio_hints **out)
 {
-    int rc = tacio_hints_new(out);
+    int rc = base ? hints_copy(base, out) : tacio_hints_new(out);
     const char *files[] = {getenv("ROMIO_HINTS"), getenv("TACIO_HINTS_FILE")};
-    for (int i = 0; i < 2 && !rc; i++)
+    for (int i = 0; i < 2 && !rc && !base; i++)
         if (files[i] && *files[i])
             rc = apply_hints_file(*out, files[i]);
-    if (!rc)
+    if (!rc && !base)
         rc = apply_env_hints(*out);
     if (!rc)
         rc = apply_info(*out, info);
@@ -277,6 +278,41 @@ static int runtime_memory(MPI_Comm comm, const struct tacio_hints *h, struct tac
     return 0;
 }
 
+/* Hosts answer to their machine's MPI_Get_processor_name, as in ROMIO's
+ * cb_config_list (virtual hosts share their machine's): each host's lowest
+ * rank sends its name, and the topology's host takes it. */
+static int runtime_names(MPI_Comm comm, struct tacio_topo *t)
+{
+    int rank, len, *counts = malloc(sizeof(int) * (size_t)t->nprocs);
+    int *displs = malloc(sizeof(int) * (size_t)t->nprocs);
+    char mine[MPI_MAX_PROCESSOR_NAME] = "", *names = malloc((size_t)t->nprocs * sizeof mine);
+    int rc = counts && displs && names ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    MPI_Comm_rank(comm, &rank);
+    MPI_Get_processor_name(mine, &len);
+    for (int r = 0, at = 0; !rc && r < t->nprocs; r++) {
+        counts[r] = t->rank_local[r] == 0 ? (int)sizeof mine : 0; /* a host's lowest rank */
+        displs[r] = at;
+        at += counts[r];
+    }
+    if (!rc)
+        MPI_Allgatherv(mine, counts[rank], MPI_CHAR, names, counts, displs, MPI_CHAR, comm);
+    for (int r = 0; !rc && r < t->nprocs; r++) {
+        if (!counts[r])
+            continue;
+        char **v = &t->vname[t->host_vert[t->rank_host[r]]], *copy = strdup(names + displs[r]);
+        if (!copy)
+            rc = tacio_fail(TACIO_ENOMEM, "out of memory");
+        else {
+            free(*v);
+            *v = copy;
+        }
+    }
+    free(counts);
+    free(displs);
+    free(names);
+    return rc;
+}
+
 int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo **out)
 {
     int nprocs, nhosts;
@@ -300,6 +336,8 @@ int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo 
     int rc = tacio_topo_parse(spec, out);
     if (!rc)
         rc = topo_place_hosts(*out, nprocs, host_of, nhosts);
+    if (!rc && topo_has_tree(*out))
+        rc = runtime_names(comm, *out);
     if (!rc)
         rc = runtime_memory(comm, h, *out);
     free(host_of);

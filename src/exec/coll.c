@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define TAG_DATA 7411
 
@@ -19,7 +20,9 @@ struct call {
     char *buf; /* user buffer */
     const struct flat *mt;
     struct flat *mt_owned;
-    int64_t s0, n; /* this rank's stream range in its view */
+    int64_t s0, n; /* this rank's stream range in the view v that serves it */
+    struct view v;
+    struct flat shell; /* v's filetype when v is one tile of the file's view */
     /* all ranks' views */
     struct view *views;
     struct flat *flats;
@@ -38,6 +41,7 @@ static int access_local(struct call *c, int64_t offset, int64_t count, MPI_Datat
 {
     struct tacio_file *f = c->f;
     int size;
+    view_access(NULL, 0, 0, NULL, &c->v, &c->s0); /* what an access that fails sends */
     int rc = exec_flatten(dt, &c->mt, &c->mt_owned);
     MPI_Type_size(dt, &size);
     if (rc)
@@ -53,8 +57,8 @@ static int access_local(struct call *c, int64_t offset, int64_t count, MPI_Datat
     if ((f->amode & MPI_MODE_WRONLY) && !c->is_write)
         return exec_fail_class(MPI_ERR_ACCESS, "read from a file opened MPI_MODE_WRONLY");
     int64_t pos = offset >= 0 ? offset : f->fp;
-    c->s0 = pos * f->etype_size;
-    return 0;
+    return view_access(&(struct view){f->disp, f->ft}, pos * f->etype_size, c->n, &c->shell, &c->v,
+                       &c->s0);
 }
 
 /* Header per rank: disp, s0, n, extents, lb, extent. */
@@ -91,8 +95,8 @@ static int exchange_views(struct call *c, int local)
 {
     struct tacio_file *f = c->f;
     int p = f->nprocs;
-    const struct flat *ft = f->ft;
-    int64_t mine[HDR] = {f->disp, c->s0, local ? 0 : c->n, ft->n, ft->lb, ft->extent};
+    const struct flat *ft = c->v.ft;
+    int64_t mine[HDR] = {c->v.disp, c->s0, local ? 0 : c->n, ft->n, ft->lb, ft->extent};
     int64_t *hdr = malloc(sizeof(int64_t) * HDR * (size_t)p);
     int *counts = malloc(sizeof(int) * (size_t)p), *seg = malloc(sizeof(int) * (size_t)p);
     if (!hdr || !counts || !seg)
@@ -668,6 +672,19 @@ static void record_stats(struct call *c, int64_t offset)
     }
 }
 
+/* Bytes the call moved for this rank, for its status: all of a write; of a
+ * read, the stream up to the end of the file, as an independent read
+ * reports it (PnetCDF moves data by that count). Counted in bytes because
+ * MPI_Status_set_elements_x counts basic elements of its type, not units. */
+static int64_t transferred(const struct call *c)
+{
+    struct stat st;
+    if (c->is_write || c->n == 0 || fstat(c->f->fd, &st) != 0)
+        return c->n;
+    int64_t below = view_bytes_below(&c->v, (int64_t)st.st_size) - c->s0;
+    return max64(0, min64(below, c->n));
+}
+
 int exec_collective(struct tacio_file *f, int64_t offset, void *buf, int64_t count,
                     MPI_Datatype datatype, bool is_write, MPI_Status *status)
 {
@@ -688,7 +705,7 @@ int exec_collective(struct tacio_file *f, int64_t offset, void *buf, int64_t cou
         if (offset < 0)
             f->fp += c.n / f->etype_size;
         if (status != MPI_STATUS_IGNORE)
-            MPI_Status_set_elements_x(status, datatype, count);
+            MPI_Status_set_elements_x(status, MPI_BYTE, transferred(&c));
         record_stats(&c, offset);
     }
     call_free(&c);

@@ -44,8 +44,9 @@ int exec_fail_errno(int err, const char *fmt, ...) __attribute__((format(printf,
  * the network from hint tacio_topology (default: one switch). */
 int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo **out);
 
-/* Hints from an MPI_Info on top of defaults and TACIO_HINTS. */
-int exec_hints(MPI_Info info, struct tacio_hints **out);
+/* Hints from an MPI_Info on top of base, or (base NULL) of the defaults, the
+ * hints files and TACIO_HINTS. */
+int exec_hints(const struct tacio_hints *base, MPI_Info info, struct tacio_hints **out);
 
 /* The collective data path (write when is_write). */
 int exec_collective(struct tacio_file *f, int64_t offset_etypes, void *buf, int64_t count,

@@ -8,20 +8,14 @@
 #include <unistd.h>
 
 /* Hints must be the same everywhere (a mismatch must not hang, mpich issue
- * 5604): compare a digest of the effective values. */
+ * 5604): compare a digest of every hint's effective value. */
 static uint32_t hints_digest(const struct tacio_hints *h)
 {
-    char buf[1024];
-    int n =
-        snprintf(buf, sizeof buf, "%lld|%lld|%d|%lld|%lld|%s|%lld|%lld|%lld|%lld|%s|%lld|%s|%lld",
-                 (long long)h->cb_nodes, (long long)h->cb_buffer_size, h->cb_per_host,
-                 (long long)h->striping_unit, (long long)h->striping_factor, h->strategy,
-                 (long long)h->msg_ind, (long long)h->mem_min, (long long)h->aggs_per_host,
-                 (long long)h->msg_group, h->solver, (long long)h->ranks_per_node, h->topology,
-                 (long long)h->mem_per_node);
+    char buf[4096];
+    hints_format(h, buf, sizeof buf);
     uint32_t d = 2166136261u; /* FNV-1a */
-    for (int i = 0; i < n && i < (int)sizeof buf; i++)
-        d = (d ^ (uint8_t)buf[i]) * 16777619u;
+    for (const char *c = buf; *c; c++)
+        d = (d ^ (uint8_t)*c) * 16777619u;
     return d;
 }
 
@@ -39,7 +33,8 @@ static int check_hints_agree(MPI_Comm comm, const struct tacio_hints *h, int loc
     /* max(d) == UINT32_MAX - max(UINT32_MAX - d) only when every d is equal */
     if (m[0] != UINT32_MAX - m[1])
         return tacio_fail(TACIO_EINVAL, "hints differ across ranks (every rank must pass the "
-                                        "same cb_*, striping_* and tacio_* values)");
+                                        "same cb_*, striping_* and tacio_* values; "
+                                        "TACIO_PRINT_HINTS=1 shows rank 0's)");
     return 0;
 }
 
@@ -115,9 +110,10 @@ static int set_view_local(struct tacio_file *f, MPI_Offset disp, MPI_Datatype et
     MPI_Type_dup(filetype, &ftype);
     const struct flat *ft;
     struct flat *owned = NULL;
+    /* any filetype is accepted here: what an access may do with it is
+     * checked by each access (view_access), as MPI's rules are about the
+     * accessed typemap */
     int esize, rc = exec_flatten(ftype, &ft, &owned);
-    if (!rc)
-        rc = view_check(ft);
     MPI_Type_size(etype, &esize);
     if (!rc && (esize <= 0 || ft->size % esize))
         rc = tacio_fail(TACIO_EINVAL,
@@ -156,22 +152,22 @@ static void print_hints(const struct tacio_file *f)
         return;
     const struct tacio_hints *h = f->hints;
     struct plan_ctx ctx = {NULL, f->topo, h, 0, 0};
-    int offered = default_naggs(&ctx);
-    int64_t naggs = h->cb_nodes > 0 && h->cb_nodes < offered ? h->cb_nodes : offered;
-    printf("tacio: %s: tacio_strategy=%s cb_nodes=%lld", f->path, h->strategy, (long long)naggs);
+    int *list, offered = default_naggs(&ctx), naggs = romio_ranklist(&ctx, &list);
+    char all[4096];
+    hints_format(h, all, sizeof all);
+    printf("tacio: %s: aggregators=%d hosts=%d", f->path, naggs, f->topo->nused_hosts);
+    for (int i = 0; i < naggs && i < 16; i++)
+        printf("%s%d", i ? "," : " ranks=", list[i]);
+    printf("%s", naggs > 16 ? ",..." : "");
+    if (naggs >= 0)
+        free(list);
     if (h->cb_nodes > offered)
         printf(" (cb_nodes=%lld clamped to the %d ranks cb_config_list offers)",
                (long long)h->cb_nodes, offered);
-    if (h->cb_per_host > 0)
-        printf(" cb_config_list=*:%d", h->cb_per_host);
-    else
-        printf(" cb_config_list=*:*");
-    printf(" cb_buffer_size=%lld striping_unit=%lld striping_factor=%lld hosts=%d",
-           (long long)h->cb_buffer_size, (long long)h->striping_unit, (long long)h->striping_factor,
-           f->topo->nused_hosts);
-    if (h->topology[0])
-        printf(" tacio_topology=%s", h->topology);
-    printf("\n");
+    if (cb_config_ranklist(f->topo, h->cb_config_list, 0, &list) == 0)
+        printf(" (no host answers to cb_config_list=%s: *:1 used)", h->cb_config_list);
+    free(list);
+    printf(" %s\n", all);
     fflush(stdout);
 }
 
@@ -191,7 +187,7 @@ int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, t
         f->path = strdup(path ? path : "");
         local = check_amode(amode);
         if (!local)
-            local = exec_hints(info, &f->hints);
+            local = exec_hints(NULL, info, &f->hints);
     } else {
         MPI_Comm_dup(comm, &comm); /* still take part in every collective below */
     }
@@ -243,8 +239,8 @@ int tacio_file_set_view(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype, MPI
                                 "\"native\" only",
                                 datarep);
     struct tacio_hints *h = NULL;
-    if (!local && info != MPI_INFO_NULL) { /* new hints replace the file's */
-        local = exec_hints(info, &h);
+    if (!local && info != MPI_INFO_NULL) { /* the view's info goes over the file's hints */
+        local = exec_hints(f->hints, info, &h);
         local = check_hints_agree(f->comm, h, local);
     } else
         local = check_hints_agree(f->comm, f->hints, local);

@@ -106,38 +106,30 @@ int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end)
     return a;
 }
 
+/* The cb_config_list's ranks, at most `cap` of them (0: no cap). A list no
+ * host answers to falls back to ROMIO's default "*:1": ROMIO fails the open
+ * then ("no aggregators match") and OMPIO ignores the hint, and the same
+ * program must run under both. */
+static int ranklist_capped(const struct plan_ctx *ctx, int64_t cap, int **out)
+{
+    int n = cb_config_ranklist(ctx->topo, ctx->h->cb_config_list, cap, out);
+    if (n == 0) {
+        free(*out);
+        n = cb_config_ranklist(ctx->topo, "*:1", cap, out);
+    }
+    return n;
+}
+
 int default_naggs(const struct plan_ctx *ctx)
 {
     int *list;
-    int n = romio_ranklist(ctx, &list);
-    if (n < 0)
-        return n;
-    free(list);
+    int n = ranklist_capped(ctx, 0, &list);
+    if (n >= 0)
+        free(list);
     return n;
 }
 
 int romio_ranklist(const struct plan_ctx *ctx, int **out)
 {
-    const struct tacio_topo *t = ctx->topo;
-    int per = ctx->h->cb_per_host;
-    int *ptr, *ranks;
-    int rc = topo_host_ranks(t, &ptr, &ranks);
-    if (rc)
-        return rc;
-    int *list = malloc(sizeof(int) * (size_t)t->nprocs);
-    if (!list) {
-        free(ptr);
-        free(ranks);
-        return tacio_fail(TACIO_ENOMEM, "out of memory");
-    }
-    int n = 0;
-    for (int u = 0; u < t->nused_hosts; u++) {
-        int h = t->used_hosts[u];
-        for (int k = ptr[h]; k < ptr[h + 1] && (per == 0 || k - ptr[h] < per); k++)
-            list[n++] = ranks[k];
-    }
-    free(ptr);
-    free(ranks);
-    *out = list;
-    return n;
+    return ranklist_capped(ctx, ctx->h->cb_nodes, out);
 }

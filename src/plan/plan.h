@@ -15,10 +15,10 @@
 #define TACIO_DEFAULT_CB_BUFFER (16 << 20)
 
 struct tacio_hints {
-    int64_t cb_nodes;       /* 0: ROMIO's default, every entry of the cb_config_list */
-    int64_t cb_buffer_size; /* bytes an aggregator holds per round */
-    int cb_per_host;        /* cb_config_list "*:N"; 0 for "*:*" */
-    int64_t striping_unit;  /* 0: unset */
+    int64_t cb_nodes;          /* 0: ROMIO's default, every entry of the cb_config_list */
+    int64_t cb_buffer_size;    /* bytes an aggregator holds per round */
+    char cb_config_list[1024]; /* ROMIO's grammar (cbconfig.c) */
+    int64_t striping_unit;     /* 0: unset */
     int64_t striping_factor;
     char strategy[32];
     int64_t msg_ind;       /* mccio: leaf size of the partition tree */
@@ -115,6 +115,10 @@ const char *strategy_names(void);
 /* hints */
 /* ROMIO's and tacio's keys; the MPI engine ignores others, as ROMIO does. */
 bool hint_is_known(const char *key);
+int hints_copy(const struct tacio_hints *h, struct tacio_hints **out);
+/* Every hint of the table as "key=value key=value ...": what ranks must
+ * agree on, and what TACIO_PRINT_HINTS shows. */
+int hints_format(const struct tacio_hints *h, char *buf, size_t cap);
 
 /* partitions */
 int partition_fixed(const struct plan_ctx *ctx, struct partition *out);
@@ -131,10 +135,15 @@ int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end);
 int comm_build(const struct tacio_pattern *pat, const struct partition *part, struct comm *out);
 void comm_free(struct comm *c);
 
-/* aggregator candidates, ROMIO's cb_config_list rule: hosts in order of their
- * lowest rank, up to cb_per_host ranks each. Returns the count. */
+/* Aggregator candidates by ROMIO's cb_config_list rule (cbconfig.c), at most
+ * cb_nodes of them; default_naggs counts them without the cb_nodes cap.
+ * Both return the count or a negative error. */
 int romio_ranklist(const struct plan_ctx *ctx, int **out);
 int default_naggs(const struct plan_ctx *ctx);
+/* The list's ranks, in order, at most cap (<= 0: every rank); 0 when no
+ * host answers to it. cb_config_check: 0 when the list parses. */
+int cb_config_ranklist(const struct tacio_topo *t, const char *list, int64_t cap, int **out);
+int cb_config_check(const char *list);
 
 /* assignment solvers */
 int lap_dense(int nrows, int ncols, const int64_t *cost, int *row_to_col, int64_t *total);

@@ -22,9 +22,10 @@ const char *strategy_names(void)
 
 int plan_naggs(const struct plan_ctx *ctx)
 {
-    int n = default_naggs(ctx);
-    if (n > 0 && ctx->h->cb_nodes > 0 && ctx->h->cb_nodes < n)
-        n = (int)ctx->h->cb_nodes;
+    int *list;
+    int n = romio_ranklist(ctx, &list);
+    if (n >= 0)
+        free(list);
     return n;
 }
 

@@ -113,18 +113,54 @@ int64_t flat_offset_of(const struct flat *f, int64_t s)
     return tile * f->extent + f->off[i] + (r - f->cum[i]);
 }
 
-int view_check(const struct flat *ft)
+/* One byte, tiled: the view of a rank that accesses nothing, so the
+ * pattern's per-rank queries never look into an empty filetype. */
+static int64_t byte_zero = 0, byte_one = 1, byte_cum[2] = {0, 1};
+static const struct flat byte_flat = {1, &byte_zero, &byte_one, byte_cum, 1, 0, 1, true};
+
+static int64_t flat_span(const struct flat *ft)
 {
+    return ft->off[ft->n - 1] + ft->len[ft->n - 1] - ft->off[0];
+}
+
+int view_access(const struct view *v, int64_t s0, int64_t n, struct flat *shell, struct view *out,
+                int64_t *s0_out)
+{
+    if (n == 0) {
+        *out = (struct view){0, &byte_flat};
+        *s0_out = 0;
+        return 0;
+    }
+    const struct flat *ft = v->ft;
     if (ft->size == 0)
-        return tacio_fail(TACIO_EINVAL, "the filetype holds no data");
-    if (!ft->monotonic || ft->off[0] < 0)
-        return tacio_fail(TACIO_EINVAL, "the filetype's displacements must be non-negative and "
-                                        "nondecreasing (MPI file view rule)");
-    if (ft->off[ft->n - 1] + ft->len[ft->n - 1] - ft->off[0] > ft->extent)
         return tacio_fail(TACIO_EINVAL,
-                          "the filetype's extent %lld is smaller than its data "
-                          "span: consecutive tiles would overlap",
-                          (long long)ft->extent);
+                          "an access of %lld bytes through a filetype that holds "
+                          "no data",
+                          (long long)n);
+    if (!ft->monotonic)
+        return tacio_fail(TACIO_EINVAL, "the filetype's displacements must be nondecreasing and "
+                                        "its blocks disjoint (MPI file view rule)");
+    int64_t tile = s0 / ft->size, last = (s0 + n - 1) / ft->size, span = flat_span(ft);
+    if (tile != last && span > ft->extent)
+        return tacio_fail(TACIO_EINVAL,
+                          "the access crosses filetype tiles that overlap (extent %lld, data "
+                          "span %lld): the accessed typemap would not be nondecreasing",
+                          (long long)ft->extent, (long long)span);
+    *out = *v;
+    *s0_out = s0;
+    if (tile == last && span > ft->extent) {
+        /* one tile of a type whose tiles would overlap (HDF5, PnetCDF): serve
+         * that tile alone, tiled at its span so no other tile is ever met */
+        *shell = *ft;
+        shell->extent = span;
+        *out = (struct view){v->disp + tile * ft->extent, shell};
+        *s0_out = s0 - tile * ft->size;
+    }
+    if (view_offset_of(out, *s0_out) < 0)
+        return tacio_fail(TACIO_EINVAL,
+                          "the access starts at file offset %lld, below the "
+                          "file's start",
+                          (long long)view_offset_of(out, *s0_out));
     return 0;
 }
 

@@ -40,12 +40,20 @@ int flat_copy(const struct flat *src, struct flat **out);
 /* Offset (relative to the origin of tile 0) of stream byte s. */
 int64_t flat_offset_of(const struct flat *f, int64_t s);
 
-/* A file view: filetype tiled from disp (must be monotonic, tiles disjoint). */
+/* A file view: filetype tiled from disp. */
 struct view {
     int64_t disp;
     const struct flat *ft;
 };
-int view_check(const struct flat *ft);
+/* The view that serves an access of stream bytes [s0, s0 + n) of v, as
+ * *out from stream position *s0_out: monotonic, with tiles that never
+ * overlap. MPI asks only the accessed typemap to be nondecreasing, so a
+ * filetype whose extent is below its data span is accepted when the access
+ * stays in one tile (shell, the caller's, then holds that tile); an access
+ * that crosses overlapping tiles or goes below offset 0 is an error. An
+ * empty access gets a one-byte view. */
+int view_access(const struct view *v, int64_t s0, int64_t n, struct flat *shell, struct view *out,
+                int64_t *s0_out);
 /* Stream bytes lying below file offset x. */
 int64_t view_bytes_below(const struct view *v, int64_t x);
 static inline int64_t view_offset_of(const struct view *v, int64_t s)

@@ -131,20 +131,46 @@ static void bad_hint(const char *key, const char *value, int cls, const char *su
         expect_error(what, rc, cls, substr);
 }
 
-static void differing_hints(void)
+/* One rank alone sets a hint: every rank must fail the open (a plan
+ * computed from different hints would hang the collective). auto's cost
+ * model constants change its plan, so they must be agreed too. */
+static void differing_hint(const char *strategy, int who, const char *hint)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/faults.dat", dir);
-    MPI_Info info = make_info("romio", rank == p - 1 ? "cb_buffer_size=8192" : NULL);
+    MPI_Info info = make_info(strategy, rank == who ? hint : NULL);
     tacio_file_t fh;
     int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
     MPI_Info_free(&info);
     if (rc == MPI_SUCCESS)
         tacio_file_close(&fh);
+    char what[128];
+    snprintf(what, sizeof what, "%s on rank %d only", hint, who);
     if (p > 1)
-        expect_error("hints differing on the last rank", rc, MPI_ERR_ARG, "differ");
+        expect_error(what, rc, MPI_ERR_ARG, "differ");
 }
 
+static void differing_hints(void)
+{
+    differing_hint("romio", p - 1, "cb_buffer_size=8192");
+    differing_hint("auto", 0, "tacio_bw_agg_io=1e12");
+    differing_hint("auto", 0, "tacio_latency=1");
+    differing_hint("romio", 0, "cb_config_list=*:2");
+    differing_hint("romio", p - 1, "tacio_mem_per_node=1g");
+}
+
+static int view_write(tacio_file_t fh, MPI_Datatype ft, int count)
+{
+    int rc = tacio_file_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL);
+    check_that(rc == MPI_SUCCESS, "set_view must accept any filetype (MPI checks accesses)");
+    char buf[64] = {0};
+    int size;
+    MPI_Type_size(ft, &size);
+    return tacio_file_write_all(fh, buf, size * count, MPI_BYTE, MPI_STATUS_IGNORE);
+}
+
+/* Views MPI accepts, with accesses it does not: the access fails on every
+ * rank, whichever rank made it; set_view itself succeeds. */
 static void bad_view(void)
 {
     char path[512];
@@ -156,16 +182,27 @@ static void bad_view(void)
     check_that(rc == MPI_SUCCESS, "open for the bad view");
     if (rc)
         return;
-    MPI_Datatype t; /* the last rank's blocks go backwards: not a valid view */
+    MPI_Datatype back, span, tight; /* the last rank's blocks go backwards */
     int lens[2] = {4, 4}, displs[2] = {8, 0};
-    MPI_Type_indexed(2, lens, displs, MPI_BYTE, &t);
-    MPI_Type_commit(&t);
-    rc =
-        tacio_file_set_view(fh, 0, MPI_BYTE, rank == p - 1 ? t : MPI_BYTE, "native", MPI_INFO_NULL);
+    MPI_Type_indexed(2, lens, displs, MPI_BYTE, &back);
+    MPI_Type_commit(&back);
+    rc = view_write(fh, rank == p - 1 ? back : MPI_BYTE, 1);
     expect_error("non-monotonic filetype", rc, MPI_ERR_ARG, "nondecreasing");
+    /* extent 4 below the span 12: one tile is fine, two overlap */
+    displs[0] = 0;
+    displs[1] = 8;
+    MPI_Type_indexed(2, lens, displs, MPI_BYTE, &span);
+    MPI_Type_create_resized(span, 0, 4, &tight);
+    MPI_Type_commit(&tight);
+    rc = view_write(fh, tight, 1);
+    check_that(rc == MPI_SUCCESS, "one tile of a filetype whose extent is below its span");
+    rc = view_write(fh, tight, rank == 0 ? 2 : 1);
+    expect_error("two overlapping tiles on rank 0", rc, MPI_ERR_ARG, "overlap");
     rc = tacio_file_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL);
     expect_error("datarep external32", rc, MPI_ERR_UNSUPPORTED_DATAREP, "native");
-    MPI_Type_free(&t);
+    MPI_Type_free(&back);
+    MPI_Type_free(&span);
+    MPI_Type_free(&tight);
     tacio_file_close(&fh);
 }
 
@@ -223,7 +260,8 @@ int main(int argc, char **argv)
     bad_hint("cb_buffer_size", "0", MPI_ERR_ARG, "cb_buffer_size");
     bad_hint("cb_nodes", "many", MPI_ERR_ARG, "cb_nodes");
     bad_hint("tacio_topology", "torus:x=2", MPI_ERR_ARG, "torus");
-    bad_hint("cb_config_list", "node1:2", MPI_ERR_ARG, "cb_config_list");
+    bad_hint("cb_config_list", "node1:two", MPI_ERR_ARG, "cb_config_list");
+    bad_hint("cb_config_list", "node1:2,*:1", MPI_SUCCESS, ""); /* ROMIO's names */
     bad_hint("cb_nodes", "100", MPI_SUCCESS, "");
     differing_hints();
     bad_view();

@@ -224,15 +224,23 @@ static void test_hints(void)
 {
     struct tacio_hints *h;
     tacio_hints_new(&h);
-    const char *bad[][2] = {{"tacio_strategy", "fastest"}, {"cb_buffer_size", "0"},
-                            {"cb_config_list", "node1:2"}, {"cb_nodes", "abc"},
-                            {"tacio_solver", "simplex"},   {"tacio_frobnicate", "1"},
-                            {"no_such_hint", "1"},         {"striping_unit", "-4"}};
+    const char *bad[][2] = {{"tacio_strategy", "fastest"},   {"cb_buffer_size", "0"},
+                            {"cb_config_list", "node1:two"}, {"cb_nodes", "abc"},
+                            {"tacio_solver", "simplex"},     {"tacio_frobnicate", "1"},
+                            {"no_such_hint", "1"},           {"striping_unit", "-4"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         CHECK(tacio_hints_set(h, bad[i][0], bad[i][1]) < 0);
         CHECK(strstr(tacio_last_error(), bad[i][0]) != NULL ||
               strstr(tacio_last_error(), bad[i][1]) != NULL);
     }
+    const char *bad_lists[] = {"", "*x", "n*", ":2", "a:1:2", "a,", ",a", "a:-1", "*:1 ", "a,,b"};
+    for (size_t i = 0; i < sizeof bad_lists / sizeof *bad_lists; i++) {
+        CHECK(tacio_hints_set(h, "cb_config_list", bad_lists[i]) < 0);
+        CHECK(strstr(tacio_last_error(), "cb_config_list") != NULL);
+    }
+    const char *good_lists[] = {"*:1", "*:*", "host1:2,host2:1", "vm,vm", "a.b.org:1,*:4", "x:*"};
+    for (size_t i = 0; i < sizeof good_lists / sizeof *good_lists; i++)
+        CHECK_EQ(tacio_hints_set(h, "cb_config_list", good_lists[i]), 0);
     CHECK_EQ(tacio_hints_set(h, "romio_cb_write", "enable"), 0); /* ROMIO's, passed through */
     CHECK_EQ(tacio_hints_set(h, "cb_buffer_size", "4m"), 0);
     CHECK_EQ(h->cb_buffer_size, 4 << 20);
@@ -258,6 +266,44 @@ static void test_hints(void)
     job_free(&k);
 }
 
+/* ROMIO's cb_config_list meaning, by hand: 8 ranks dealt cyclically over
+ * hosts n0..n3, so host h holds ranks h and h + 4. */
+static void test_cb_config_list(void)
+{
+    struct job j = job("cube:n=8", 8, "flat:nodes=4,cores=2", "cyclic");
+    static const struct {
+        const char *list;
+        int cap, n, ranks[8];
+    } cases[] = {
+        {"*:1", 0, 4, {0, 1, 2, 3}},
+        {"*:2", 0, 8, {0, 4, 1, 5, 2, 6, 3, 7}},
+        {"*:2", 3, 3, {0, 4, 1}},
+        {"*:*", 5, 5, {0, 1, 2, 3, 4}},
+        {"n2:2,*:1", 0, 5, {2, 6, 0, 1, 3}},
+        {"n2,n2", 0, 1, {2}},            /* the first n2 uses up the host */
+        {"nosuch:3,n1:*", 0, 2, {1, 5}}, /* unknown names are ignored */
+        {"n3:1,*:0,n1", 0, 1, {3}},      /* *:0 uses up every rank */
+        {"nosuch", 0, 0, {0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int *list, n = cb_config_ranklist(j.t, cases[i].list, cases[i].cap, &list);
+        CHECK_EQ(n, cases[i].n);
+        for (int k = 0; k < n && k < cases[i].n; k++)
+            CHECK_EQ(list[k], cases[i].ranks[k]);
+        free(list);
+    }
+    /* a list no host answers to: ROMIO's default *:1, one FD per host */
+    CHECK_EQ(tacio_hints_set(j.h, "cb_config_list", "vm,vm"), 0);
+    struct tacio_plan *p = plan(&j, "romio");
+    CHECK_EQ(p->m.naggs, 4);
+    tacio_plan_free(p);
+    CHECK_EQ(tacio_hints_set(j.h, "cb_config_list", "n3:2,n0"), 0);
+    p = plan(&j, "romio");
+    CHECK(p->m.naggs == 3 && p->agg[0] == 3 && p->agg[1] == 7 && p->agg[2] == 0);
+    tacio_plan_free(p);
+    job_free(&j);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -270,5 +316,6 @@ int main(int argc, char **argv)
     test_tsujita_order();
     test_auto();
     test_hints();
+    test_cb_config_list();
     return check_report("test_strategies");
 }

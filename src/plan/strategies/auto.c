@@ -14,7 +14,7 @@ static int run_candidate(const struct plan_ctx *ctx, const struct tacio_strategy
                          struct tacio_plan **out)
 {
     struct tacio_hints h = *ctx->h;
-    h.cb_per_host = k;
+    snprintf(h.cb_config_list, sizeof h.cb_config_list, "*:%d", k);
     h.aggs_per_host = k;
     h.cb_nodes = 0; /* the candidate's own count: k per host */
     snprintf(h.strategy, sizeof h.strategy, "%s", s->name);
