@@ -1,0 +1,279 @@
+/* An MPI-IO program built without tacio that does what HDF5, PnetCDF, IOR
+ * and ROMIO's own tests do, each a case the shim once got wrong:
+ *   tile     a filetype whose extent is below its data span, one tile
+ *            accessed (HDF5, PnetCDF);
+ *   status   counts of a collective with a derived memory type (IOR -V,
+ *            HDF5 check them);
+ *   eof      a collective read crossing end-of-file reports the bytes read
+ *            (PnetCDF moves data by that count);
+ *   hints    ROMIO's cb_config_list forms and other ROMIO hints;
+ *   split    halves of the job open different files at once.
+ * Every file is checked with POSIX reads against its closed form. The MPIs'
+ * own MPI-IO fail some of these (ROMIO writes the tile case to the wrong
+ * offsets; ROMIO and OMPIO report a read past the end as whole), so the
+ * cases to run are named.
+ * usage: regress_app DIR CASE...; prints "regress: N passed, M failed". */
+#include <mpi.h>
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int rank, nprocs;
+static long passed, failed;
+
+static void check(int ok, const char *fmt, ...)
+{
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL [rank %d] ", rank);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+}
+
+static void path_of(char *out, size_t cap, const char *dir, const char *name)
+{
+    snprintf(out, cap, "%s/regress_%s.dat", dir, name);
+}
+
+static MPI_File open_file(MPI_Comm comm, const char *path, MPI_Info info)
+{
+    MPI_File fh;
+    int rc = MPI_File_open(comm, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    check(rc == MPI_SUCCESS, "open %s: error %d", path, rc);
+    return rc == MPI_SUCCESS ? fh : MPI_FILE_NULL;
+}
+
+static int posix_int_at(const char *path, long index)
+{
+    int v = -1, fd = open(path, O_RDONLY);
+    if (fd >= 0 && pread(fd, &v, sizeof v, index * (long)sizeof v) != sizeof v)
+        v = -1;
+    if (fd >= 0)
+        close(fd);
+    return v;
+}
+
+/* tile: a ROWS x (8 p) int array, rank r owns columns [8r, 8r+8); its
+ * subarray filetype is resized to 80 bytes, far below the span it covers. */
+#define ROWS 4
+static void case_tile(const char *dir, MPI_Comm comm, MPI_Info info)
+{
+    char path[512];
+    path_of(path, sizeof path, dir, "tile");
+    int sizes[2] = {ROWS, 8 * nprocs}, sub[2] = {ROWS, 8}, starts[2] = {0, 8 * rank};
+    int out[ROWS * 8], in[ROWS * 8];
+    MPI_Datatype arr, ft;
+    MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_INT, &arr);
+    MPI_Type_create_resized(arr, 0, 80, &ft);
+    MPI_Type_commit(&ft);
+    for (int i = 0; i < ROWS * 8; i++)
+        out[i] = (i / 8) * 1000 + 8 * rank + i % 8;
+    MPI_File fh = open_file(comm, path, info);
+    if (fh == MPI_FILE_NULL)
+        return;
+    int rc = MPI_File_set_view(fh, 0, MPI_INT, ft, "native", info);
+    check(rc == MPI_SUCCESS, "tile: set_view: %d", rc);
+    rc = MPI_File_write_all(fh, out, ROWS * 8, MPI_INT, MPI_STATUS_IGNORE);
+    check(rc == MPI_SUCCESS, "tile: write_all: %d", rc);
+    rc = MPI_File_seek(fh, 0, MPI_SEEK_SET);
+    rc = rc ? rc : MPI_File_read_all(fh, in, ROWS * 8, MPI_INT, MPI_STATUS_IGNORE);
+    check(rc == MPI_SUCCESS && !memcmp(in, out, sizeof in), "tile: read_all back");
+    MPI_File_close(&fh);
+    MPI_Type_free(&arr);
+    MPI_Type_free(&ft);
+    MPI_Barrier(comm);
+    for (long k = 0; k < ROWS * 8L * nprocs; k++) /* every rank checks the whole file */
+        check(posix_int_at(path, k) == (int)((k / (8 * nprocs)) * 1000 + k % (8 * nprocs)),
+              "tile: file int %ld is %d", k, posix_int_at(path, k));
+}
+
+static void expect_counts(const MPI_Status *st, MPI_Datatype t, int count, MPI_Datatype basic,
+                          int elements, const char *what)
+{
+    int n = -7, e = -7;
+    MPI_Get_count(st, t, &n);
+    MPI_Get_elements(st, basic, &e);
+    check(n == count && e == elements, "status %s: count %d (want %d), elements %d (want %d)", what,
+          n, count, e, elements);
+}
+
+static void case_status(const char *dir, MPI_Comm comm, MPI_Info info)
+{
+    char path[512];
+    path_of(path, sizeof path, dir, "status");
+    MPI_File fh = open_file(comm, path, info);
+    if (fh == MPI_FILE_NULL)
+        return;
+    MPI_Datatype vec, seven;
+    MPI_Type_vector(4, 1, 2, MPI_INT, &vec);
+    MPI_Type_contiguous(7, MPI_DOUBLE, &seven);
+    MPI_Type_commit(&vec);
+    MPI_Type_commit(&seven);
+    int ints[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    double d[7] = {0};
+    MPI_Status st;
+    MPI_Offset at = (MPI_Offset)rank * 100;
+    MPI_File_write_at_all(fh, at, ints, 1, vec, &st);
+    expect_counts(&st, vec, 1, MPI_INT, 4, "vector(4,1,2,int) x1");
+    MPI_File_read_at_all(fh, at, ints, 1, vec, &st);
+    expect_counts(&st, vec, 1, MPI_INT, 4, "read vector x1");
+    MPI_File_write_at_all(fh, at + 16, d, 1, seven, &st);
+    expect_counts(&st, seven, 1, MPI_DOUBLE, 7, "7 doubles x1");
+    MPI_File_write_at_all(fh, at + 16, d, 7, MPI_DOUBLE, &st);
+    expect_counts(&st, MPI_DOUBLE, 7, MPI_DOUBLE, 7, "double x7");
+    MPI_File_close(&fh);
+    MPI_Type_free(&vec);
+    MPI_Type_free(&seven);
+}
+
+/* eof: a 1000-byte file; rank r reads 40 bytes at 970 + 20 r: rank 0 gets
+ * 30, rank 1 10, the others nothing. */
+static void case_eof(const char *dir, MPI_Comm comm, MPI_Info info)
+{
+    char path[512];
+    path_of(path, sizeof path, dir, "eof");
+    if (rank == 0) {
+        char b[1000];
+        memset(b, 7, sizeof b);
+        FILE *f = fopen(path, "w");
+        check(f && fwrite(b, 1, sizeof b, f) == sizeof b, "eof: prefill");
+        if (f)
+            fclose(f);
+    }
+    MPI_Barrier(comm);
+    MPI_File fh = open_file(comm, path, info);
+    if (fh == MPI_FILE_NULL)
+        return;
+    char buf[40];
+    MPI_Status st;
+    int n = -1, want = 1000 - (970 + 20 * rank);
+    want = want < 0 ? 0 : want > 40 ? 40 : want;
+    int rc = MPI_File_read_at_all(fh, 970 + 20 * rank, buf, 40, MPI_BYTE, &st);
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    check(rc == MPI_SUCCESS && n == want, "eof: read %d bytes, want %d", n, want);
+    MPI_File_close(&fh);
+}
+
+/* hints: ROMIO's cb_config_list forms and other ROMIO hints must open,
+ * write and read as without them. */
+static void case_hints(const char *dir, MPI_Comm comm)
+{
+    char host[MPI_MAX_PROCESSOR_NAME], lists[5][600];
+    int len;
+    MPI_Get_processor_name(host, &len);
+    snprintf(lists[0], sizeof lists[0], "%s:2", host);
+    snprintf(lists[1], sizeof lists[1], "*:1,%s:2", host);
+    snprintf(lists[2], sizeof lists[2], "vm,vm,*:1");
+    snprintf(lists[3], sizeof lists[3], "%s.example.org:1,*:2", host);
+    snprintf(lists[4], sizeof lists[4], "nosuchhost:3,%s:*", host);
+    for (int i = 0; i < 5; i++) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "cb_config_list", lists[i]);
+        MPI_Info_set(info, "romio_cb_write", "enable");
+        MPI_Info_set(info, "romio_cb_read", "automatic");
+        MPI_Info_set(info, "romio_ds_write", "disable");
+        MPI_Info_set(info, "romio_no_indep_rw", "false");
+        MPI_Info_set(info, "ind_wr_buffer_size", "65536");
+        MPI_Info_set(info, "cb_buffer_size", "4096");
+        MPI_Info_set(info, "romio_visibility_immediate", "true");
+        MPI_Info_set(info, "romio_lustre_co_ratio", "1");
+        MPI_Info_set(info, "access_style", "write_once,sequential");
+        MPI_Info_set(info, "nc_header_align_size", "512"); /* PnetCDF passes its own */
+        char path[512], name[16];
+        snprintf(name, sizeof name, "hints%d", i);
+        path_of(path, sizeof path, dir, name);
+        MPI_File fh = open_file(comm, path, info);
+        int v[256], w[256] = {0};
+        for (int k = 0; k < 256; k++)
+            v[k] = rank * 256 + k + i;
+        if (fh != MPI_FILE_NULL) {
+            MPI_Offset at = (MPI_Offset)rank * (MPI_Offset)sizeof v;
+            int rc = MPI_File_write_at_all(fh, at, v, 256, MPI_INT, MPI_STATUS_IGNORE);
+            rc = rc ? rc : MPI_File_read_at_all(fh, at, w, 256, MPI_INT, MPI_STATUS_IGNORE);
+            check(rc == MPI_SUCCESS && !memcmp(v, w, sizeof v), "hints '%s': data", lists[i]);
+            MPI_File_close(&fh);
+        }
+        MPI_Info_free(&info);
+        MPI_Barrier(comm);
+        for (long k = rank; k < 256L * nprocs; k += 97)
+            check(posix_int_at(path, k) == (int)(k + i), "hints '%s': file int %ld", lists[i], k);
+    }
+}
+
+/* split: each half of the job writes its own file at the same time. */
+static void case_split(const char *dir, MPI_Info info)
+{
+    MPI_Comm half;
+    int color = rank % 2, hrank, hsize;
+    MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
+    MPI_Comm_rank(half, &hrank);
+    MPI_Comm_size(half, &hsize);
+    char path[512], name[16];
+    snprintf(name, sizeof name, "split%d", color);
+    path_of(path, sizeof path, dir, name);
+    MPI_File fh = open_file(half, path, info);
+    int v[64], w[64];
+    for (int k = 0; k < 64; k++)
+        v[k] = color * 100000 + hrank * 64 + k;
+    if (fh != MPI_FILE_NULL) {
+        MPI_Offset at = (MPI_Offset)hrank * (MPI_Offset)sizeof v;
+        int rc = MPI_File_write_at_all(fh, at, v, 64, MPI_INT, MPI_STATUS_IGNORE);
+        rc = rc ? rc : MPI_File_read_at_all(fh, at, w, 64, MPI_INT, MPI_STATUS_IGNORE);
+        check(rc == MPI_SUCCESS && !memcmp(v, w, sizeof v), "split: data of half %d", color);
+        MPI_File_close(&fh);
+    }
+    MPI_Barrier(half);
+    for (long k = 0; k < 64L * hsize; k++)
+        check(posix_int_at(path, k) == (int)(color * 100000 + k), "split %d: file int %ld", color,
+              k);
+    MPI_Comm_free(&half);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    const char *dir = argc > 1 ? argv[1] : ".";
+    if (rank == 0) { /* MPI_MODE_CREATE does not truncate: start from nothing */
+        const char *names[] = {"tile",   "status", "hints0", "hints1", "hints2",
+                               "hints3", "hints4", "split0", "split1"};
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+            char path[512];
+            path_of(path, sizeof path, dir, names[i]);
+            unlink(path);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "tile"))
+            case_tile(dir, MPI_COMM_WORLD, MPI_INFO_NULL);
+        else if (!strcmp(argv[i], "status"))
+            case_status(dir, MPI_COMM_WORLD, MPI_INFO_NULL);
+        else if (!strcmp(argv[i], "eof"))
+            case_eof(dir, MPI_COMM_WORLD, MPI_INFO_NULL);
+        else if (!strcmp(argv[i], "hints"))
+            case_hints(dir, MPI_COMM_WORLD);
+        else if (!strcmp(argv[i], "split"))
+            case_split(dir, MPI_INFO_NULL);
+        else
+            check(0, "unknown case '%s'", argv[i]);
+    }
+    long tot[2] = {passed, failed}, all[2];
+    MPI_Reduce(tot, all, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("regress: %ld passed, %ld failed\n", all[0], all[1]);
+    MPI_Finalize();
+    return rank == 0 && all[1] ? 1 : 0;
+}
