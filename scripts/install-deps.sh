@@ -11,6 +11,16 @@ command -v /usr/bin/time >/dev/null 2>&1 || need_apt+=(time)
 # both MPIs (DESIGN.md field notes: name their wrappers explicitly)
 command -v mpicc.mpich >/dev/null 2>&1 || need_apt+=(mpich libmpich-dev)
 command -v mpicc.openmpi >/dev/null 2>&1 || need_apt+=(openmpi-bin libopenmpi-dev)
+# what real applications are built with: Fortran, parallel HDF5 (both MPIs),
+# PnetCDF and their tools; clang-format for the format check
+command -v gfortran >/dev/null 2>&1 || need_apt+=(gfortran)
+command -v h5pcc.openmpi >/dev/null 2>&1 || need_apt+=(libhdf5-openmpi-dev)
+command -v h5pcc.mpich >/dev/null 2>&1 || need_apt+=(libhdf5-mpich-dev)
+command -v h5diff >/dev/null 2>&1 || need_apt+=(hdf5-tools)
+[ -f /usr/include/pnetcdf.h ] || need_apt+=(libpnetcdf-dev)
+command -v ncmpidiff >/dev/null 2>&1 || need_apt+=(pnetcdf-bin)
+command -v clang-format >/dev/null 2>&1 || need_apt+=(clang-format)
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: apt-get install ${need_apt[*]}"

@@ -1,0 +1,94 @@
+! A Fortran MPI-IO program that knows nothing of tacio: each rank writes its
+! block of an N x N integer array through a subarray view with
+! MPI_File_write_all, reads it back with MPI_File_read_all, and checks the
+! file with plain Fortran stream reads. `use mpi` here; fortran_app_f08.f90
+! is the same with `use mpi_f08`.
+! usage: fortran_app FILE; prints "fortran: N passed, M failed"
+program fortran_app
+    use mpi
+    implicit none
+    integer, parameter :: n = 24
+    integer :: rank, nprocs, ierr, fh, filetype, i, j, dims(2), coords(2)
+    integer :: sizes(2), subs(2), starts(2), status(MPI_STATUS_SIZE), count
+    integer :: passed, failed, totals(2), sums(2)
+    integer, allocatable :: mine(:, :), back(:, :), image(:, :)
+    integer(kind=MPI_OFFSET_KIND) :: disp
+    character(len=256) :: path
+
+    call MPI_Init(ierr)
+    call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+    call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+    call get_command_argument(1, path)
+    passed = 0
+    failed = 0
+    dims = 0
+    call MPI_Dims_create(nprocs, 2, dims, ierr)
+    coords(1) = mod(rank, dims(1))
+    coords(2) = rank / dims(1)
+    sizes = n
+    subs = n / dims
+    starts = coords * subs
+    allocate (mine(subs(1), subs(2)), back(subs(1), subs(2)), image(n, n))
+    do j = 1, subs(2)
+        do i = 1, subs(1)
+            mine(i, j) = value_at(starts(1) + i, starts(2) + j)
+        end do
+    end do
+    if (rank == 0) call MPI_File_delete(path, MPI_INFO_NULL, ierr)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    call MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_FORTRAN, MPI_INTEGER, &
+                                  filetype, ierr)
+    call MPI_Type_commit(filetype, ierr)
+    call MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR + MPI_MODE_CREATE, MPI_INFO_NULL, &
+                       fh, ierr)
+    call expect(ierr == MPI_SUCCESS, 'open')
+    disp = 0
+    call MPI_File_set_view(fh, disp, MPI_INTEGER, filetype, 'native', MPI_INFO_NULL, ierr)
+    call expect(ierr == MPI_SUCCESS, 'set_view')
+    call MPI_File_write_all(fh, mine, size(mine), MPI_INTEGER, status, ierr)
+    call MPI_Get_count(status, MPI_INTEGER, count, ierr)
+    call expect(count == size(mine), 'write_all status count')
+    call MPI_File_seek(fh, disp, MPI_SEEK_SET, ierr)
+    back = -1
+    call MPI_File_read_all(fh, back, size(back), MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+    call expect(all_equal(back, mine), 'read_all returns what was written')
+    disp = 0
+    back = -1
+    call MPI_File_read_at_all(fh, disp, back, size(back), MPI_INTEGER, status, ierr)
+    call expect(all_equal(back, mine), 'read_at_all returns what was written')
+    call MPI_File_close(fh, ierr)
+    call expect(fh == MPI_FILE_NULL, 'close sets MPI_FILE_NULL')
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    open (unit=10, file=trim(path), access='stream', form='unformatted', status='old')
+    read (10) image
+    close (10)
+    do j = 1, n
+        do i = 1, n
+            call expect(image(i, j) == value_at(i, j), 'file holds the closed form')
+        end do
+    end do
+    totals = (/passed, failed/)
+    call MPI_Reduce(totals, sums, 2, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
+    if (rank == 0) print '(a,i0,a,i0,a)', 'fortran: ', sums(1), ' passed, ', sums(2), ' failed'
+    call MPI_Type_free(filetype, ierr)
+    call MPI_Finalize(ierr)
+contains
+    integer function value_at(i, j)
+        integer, intent(in) :: i, j
+        value_at = 1000 * i + j
+    end function
+    logical function all_equal(a, b)
+        integer, intent(in) :: a(:, :), b(:, :)
+        all_equal = all(a == b)
+    end function
+    subroutine expect(ok, what)
+        logical, intent(in) :: ok
+        character(len=*), intent(in) :: what
+        if (ok) then
+            passed = passed + 1
+        else
+            failed = failed + 1
+            print '(a,i0,2a)', 'FAIL [rank ', rank, '] ', what
+        end if
+    end subroutine
+end program
