@@ -47,26 +47,27 @@ struct tacio_stats {
     int64_t buffer_bytes; /**< the largest aggregator buffer */
 };
 
-int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, tacio_file_t *fh);
-int tacio_file_close(tacio_file_t *fh);
+TACIO_API int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
+                              tacio_file_t *fh);
+TACIO_API int tacio_file_close(tacio_file_t *fh);
 /** Only datarep "native" is supported. */
-int tacio_file_set_view(tacio_file_t fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
-                        const char *datarep, MPI_Info info);
-int tacio_file_write_all(tacio_file_t fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                         MPI_Status *status);
-int tacio_file_read_all(tacio_file_t fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                        MPI_Status *status);
-int tacio_file_write_at_all(tacio_file_t fh, MPI_Offset offset, const void *buf, MPI_Count count,
-                            MPI_Datatype datatype, MPI_Status *status);
-int tacio_file_read_at_all(tacio_file_t fh, MPI_Offset offset, void *buf, MPI_Count count,
-                           MPI_Datatype datatype, MPI_Status *status);
+TACIO_API int tacio_file_set_view(tacio_file_t fh, MPI_Offset disp, MPI_Datatype etype,
+                                  MPI_Datatype filetype, const char *datarep, MPI_Info info);
+TACIO_API int tacio_file_write_all(tacio_file_t fh, const void *buf, MPI_Count count,
+                                   MPI_Datatype datatype, MPI_Status *status);
+TACIO_API int tacio_file_read_all(tacio_file_t fh, void *buf, MPI_Count count,
+                                  MPI_Datatype datatype, MPI_Status *status);
+TACIO_API int tacio_file_write_at_all(tacio_file_t fh, MPI_Offset offset, const void *buf,
+                                      MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TACIO_API int tacio_file_read_at_all(tacio_file_t fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                     MPI_Datatype datatype, MPI_Status *status);
 /** Individual file pointer, in etypes of the current view. */
-int tacio_file_seek(tacio_file_t fh, MPI_Offset offset, int whence);
-int tacio_file_get_position(tacio_file_t fh, MPI_Offset *offset);
-int tacio_file_get_stats(tacio_file_t fh, struct tacio_stats *out);
+TACIO_API int tacio_file_seek(tacio_file_t fh, MPI_Offset offset, int whence);
+TACIO_API int tacio_file_get_position(tacio_file_t fh, MPI_Offset *offset);
+TACIO_API int tacio_file_get_stats(tacio_file_t fh, struct tacio_stats *out);
 /** The message agreed for a code tacio returned (else MPI_Error_string's);
  * out holds MPI_MAX_ERROR_STRING bytes. */
-int tacio_error_string(int code, char *out, int *len);
+TACIO_API int tacio_error_string(int code, char *out, int *len);
 
 #ifdef __cplusplus
 }

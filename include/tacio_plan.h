@@ -11,6 +11,14 @@
 #ifndef TACIO_PLAN_H
 #define TACIO_PLAN_H
 
+/* What the libraries export: the public API only (built with hidden
+ * visibility, so no internal name can clash with an application's). */
+#if defined(__GNUC__)
+#define TACIO_API __attribute__((visibility("default")))
+#else
+#define TACIO_API
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,9 +37,9 @@ enum tacio_error {
 };
 
 /** Name of an error code ("invalid argument", ...). */
-const char *tacio_strerror(int err);
+TACIO_API const char *tacio_strerror(int err);
 /** One-line detail of the calling thread's last error ("" if none). */
-const char *tacio_last_error(void);
+TACIO_API const char *tacio_last_error(void);
 
 struct tacio_topo;
 struct tacio_pattern;
@@ -39,39 +47,39 @@ struct tacio_hints;
 struct tacio_plan;
 
 /** Parse a topology spec: tree:, fattree:, flat:, slurm:, dist:. */
-int tacio_topo_parse(const char *spec, struct tacio_topo **out);
-void tacio_topo_free(struct tacio_topo *topo);
+TACIO_API int tacio_topo_parse(const char *spec, struct tacio_topo **out);
+TACIO_API void tacio_topo_free(struct tacio_topo *topo);
 
 /**
  * Place @p nprocs ranks on the topology: "block", "cyclic" or
  * "scatter:seed=S". @p nprocs may be 0 for dist: topologies (they fix it).
  */
-int tacio_topo_place(struct tacio_topo *topo, const char *placement, int nprocs);
+TACIO_API int tacio_topo_place(struct tacio_topo *topo, const char *placement, int nprocs);
 
 /** Parse an access pattern spec for @p nprocs ranks (0: the pattern decides). */
-int tacio_pattern_parse(const char *spec, int nprocs, struct tacio_pattern **out);
-int tacio_pattern_nprocs(const struct tacio_pattern *pat);
-void tacio_pattern_free(struct tacio_pattern *pat);
+TACIO_API int tacio_pattern_parse(const char *spec, int nprocs, struct tacio_pattern **out);
+TACIO_API int tacio_pattern_nprocs(const struct tacio_pattern *pat);
+TACIO_API void tacio_pattern_free(struct tacio_pattern *pat);
 
 /** Hints, with ROMIO's names and defaults where they exist. */
-int tacio_hints_new(struct tacio_hints **out);
-int tacio_hints_set(struct tacio_hints *hints, const char *key, const char *value);
-void tacio_hints_free(struct tacio_hints *hints);
+TACIO_API int tacio_hints_new(struct tacio_hints **out);
+TACIO_API int tacio_hints_set(struct tacio_hints *hints, const char *key, const char *value);
+TACIO_API void tacio_hints_free(struct tacio_hints *hints);
 
 /**
  * Free memory per host for the memory-conscious strategy: "BYTES",
  * "normal:mean=M,sd=S,seed=K" or "file:PATH" (lines "host-index bytes").
  */
-int tacio_topo_set_memory(struct tacio_topo *topo, const char *spec);
+TACIO_API int tacio_topo_set_memory(struct tacio_topo *topo, const char *spec);
 
 /** Compute a plan with the strategy named in the hints (tacio_strategy).
  * The plan refers to the topology's vertex names: free it first. */
-int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo *topo,
-                       const struct tacio_hints *hints, struct tacio_plan **out);
-void tacio_plan_free(struct tacio_plan *plan);
+TACIO_API int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo *topo,
+                                 const struct tacio_hints *hints, struct tacio_plan **out);
+TACIO_API void tacio_plan_free(struct tacio_plan *plan);
 
 /** Write the plan as one JSON object (no trailing newline). */
-void tacio_plan_write_json(const struct tacio_plan *plan, FILE *out);
+TACIO_API void tacio_plan_write_json(const struct tacio_plan *plan, FILE *out);
 
 #ifdef __cplusplus
 }

@@ -14,14 +14,12 @@
  * (mpi_x, mpi_x__, MPI_X) for mpif.h and `use mpi`; mpi_x_f08_ for
  * `use mpi_f08`, whose ierror is optional (NULL when absent). Strings carry
  * their length as a trailing hidden argument (size_t since gfortran 8). */
-#include <mpi.h>
+#include "tacio.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define EXPORT __attribute__((visibility("default")))
 
 static void set_ierr(MPI_Fint *ierr, int rc)
 {
@@ -97,11 +95,11 @@ extern int mpi_fortran_bottom_ __attribute__((weak)); /* Fortran's MPI_BOTTOM */
 
 /* The four manglings of one Fortran name, all for one C function. */
 #define MANGLED(lower, upper, impl)                                                                \
-    EXPORT __typeof__(impl) lower##_ __attribute__((alias(#impl)));                                \
-    EXPORT __typeof__(impl) lower __attribute__((alias(#impl)));                                   \
-    EXPORT __typeof__(impl) lower##__ __attribute__((alias(#impl)));                               \
-    EXPORT __typeof__(impl) upper __attribute__((alias(#impl)));                                   \
-    EXPORT __typeof__(impl) lower##_f08_ __attribute__((alias(#impl)))
+    TACIO_API __typeof__(impl) lower##_ __attribute__((alias(#impl)));                             \
+    TACIO_API __typeof__(impl) lower __attribute__((alias(#impl)));                                \
+    TACIO_API __typeof__(impl) lower##__ __attribute__((alias(#impl)));                            \
+    TACIO_API __typeof__(impl) upper __attribute__((alias(#impl)));                                \
+    TACIO_API __typeof__(impl) lower##_f08_ __attribute__((alias(#impl)))
 
 static void *c_buffer(void *buf)
 {
@@ -158,7 +156,7 @@ MANGLED(mpi_file_read_at_all, MPI_FILE_READ_AT_ALL, f_read_at_all);
 #include <ISO_Fortran_binding.h>
 #include <dlfcn.h>
 
-#define F08(name, impl) EXPORT __typeof__(impl) name __attribute__((alias(#impl)))
+#define F08(name, impl) TACIO_API __typeof__(impl) name __attribute__((alias(#impl)))
 F08(mpi_file_open_f08_, f_open);
 F08(mpi_file_close_f08_, f_close);
 F08(mpi_file_set_view_f08_, f_set_view);
@@ -183,8 +181,8 @@ static int f08ts_collective(MPI_Fint *fh, const MPI_Offset *at, CFI_cdesc_t *buf
 }
 
 #define F08TS(name, write)                                                                         \
-    EXPORT void name(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype,          \
-                     MPI_F08_status *status, MPI_Fint *ierr)                                       \
+    TACIO_API void name(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype,       \
+                        MPI_F08_status *status, MPI_Fint *ierr)                                    \
     {                                                                                              \
         static f08ts_fn next;                                                                      \
         if (!CFI_is_contiguous(buf)) {                                                             \
@@ -195,8 +193,8 @@ static int f08ts_collective(MPI_Fint *fh, const MPI_Offset *at, CFI_cdesc_t *buf
         set_ierr(ierr, f08ts_collective(fh, NULL, buf, count, datatype, status, write));           \
     }
 #define F08TS_AT(name, write)                                                                      \
-    EXPORT void name(MPI_Fint *fh, MPI_Offset *at, CFI_cdesc_t *buf, MPI_Fint *count,              \
-                     MPI_Fint *datatype, MPI_F08_status *status, MPI_Fint *ierr)                   \
+    TACIO_API void name(MPI_Fint *fh, MPI_Offset *at, CFI_cdesc_t *buf, MPI_Fint *count,           \
+                        MPI_Fint *datatype, MPI_F08_status *status, MPI_Fint *ierr)                \
     {                                                                                              \
         static f08ts_at_fn next;                                                                   \
         if (!CFI_is_contiguous(buf)) {                                                             \

@@ -47,7 +47,8 @@ static struct shimfile *served(MPI_File fh)
     return s && s->native && !atomic ? s : NULL;
 }
 
-int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+TACIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
+                            MPI_File *fh)
 {
     int rc = PMPI_File_open(comm, filename, amode, info, fh);
     if (rc != MPI_SUCCESS || disabled())
@@ -76,7 +77,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     return MPI_SUCCESS;
 }
 
-int MPI_File_close(MPI_File *fh)
+TACIO_API int MPI_File_close(MPI_File *fh)
 {
     struct shimfile **link = &files;
     while (*link && (*link)->fh != *fh)
@@ -94,8 +95,8 @@ int MPI_File_close(MPI_File *fh)
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
-int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
-                      const char *datarep, MPI_Info info)
+TACIO_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
+                                MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
     int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     struct shimfile *s = disabled() ? NULL : lookup(fh);
@@ -148,30 +149,31 @@ static int via_tacio(struct shimfile *s, const MPI_Offset *at, void *buf, MPI_Co
     return rc == MPI_SUCCESS && !at ? advance_pointer(s->fh, pos, count, dt) : rc;
 }
 
-int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+TACIO_API int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dt,
+                                 MPI_Status *st)
 {
     struct shimfile *s = served(fh);
     return s ? via_tacio(s, NULL, (void *)buf, count, dt, st, true)
              : PMPI_File_write_all(fh, buf, count, dt, st);
 }
 
-int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+TACIO_API int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
 {
     struct shimfile *s = served(fh);
     return s ? via_tacio(s, NULL, buf, count, dt, st, false)
              : PMPI_File_read_all(fh, buf, count, dt, st);
 }
 
-int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt,
-                          MPI_Status *st)
+TACIO_API int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count,
+                                    MPI_Datatype dt, MPI_Status *st)
 {
     struct shimfile *s = served(fh);
     return s ? via_tacio(s, &off, (void *)buf, count, dt, st, true)
              : PMPI_File_write_at_all(fh, off, buf, count, dt, st);
 }
 
-int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt,
-                         MPI_Status *st)
+TACIO_API int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count,
+                                   MPI_Datatype dt, MPI_Status *st)
 {
     struct shimfile *s = served(fh);
     return s ? via_tacio(s, &off, buf, count, dt, st, false)
@@ -180,31 +182,32 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_
 
 #if MPI_VERSION >= 4
 /* MPI-4 large-count names: MPICH 4 programs (IOR among them) call these. */
-int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype dt,
-                         MPI_Status *st)
+TACIO_API int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype dt,
+                                   MPI_Status *st)
 {
     struct shimfile *s = served(fh);
     return s ? via_tacio(s, NULL, (void *)buf, count, dt, st, true)
              : PMPI_File_write_all_c(fh, buf, count, dt, st);
 }
 
-int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt, MPI_Status *st)
+TACIO_API int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt,
+                                  MPI_Status *st)
 {
     struct shimfile *s = served(fh);
     return s ? via_tacio(s, NULL, buf, count, dt, st, false)
              : PMPI_File_read_all_c(fh, buf, count, dt, st);
 }
 
-int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset off, const void *buf, MPI_Count count,
-                            MPI_Datatype dt, MPI_Status *st)
+TACIO_API int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset off, const void *buf, MPI_Count count,
+                                      MPI_Datatype dt, MPI_Status *st)
 {
     struct shimfile *s = served(fh);
     return s ? via_tacio(s, &off, (void *)buf, count, dt, st, true)
              : PMPI_File_write_at_all_c(fh, off, buf, count, dt, st);
 }
 
-int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset off, void *buf, MPI_Count count, MPI_Datatype dt,
-                           MPI_Status *st)
+TACIO_API int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset off, void *buf, MPI_Count count,
+                                     MPI_Datatype dt, MPI_Status *st)
 {
     struct shimfile *s = served(fh);
     return s ? via_tacio(s, &off, buf, count, dt, st, false)

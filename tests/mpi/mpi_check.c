@@ -91,8 +91,12 @@ static int build_image(const char *spec, int p, int rank, struct image *im)
     struct tacio_pattern *pat;
     if (tacio_pattern_parse(spec, p, &pat))
         return -1;
-    int64_t lo, hi;
-    pattern_range(pat, &lo, &hi);
+    int64_t hi = 0; /* the end of the data, from the closed form's spans */
+    for (int r = 0; r < p; r++) {
+        int64_t a, b;
+        pat->ops->span(pat, r, &a, &b);
+        hi = a < b && b > hi ? b : hi;
+    }
     im->size = hi + 1000; /* bytes past the data that nobody may touch */
     im->bytes = malloc((size_t)im->size);
     for (int64_t x = 0; x < im->size; x++)
