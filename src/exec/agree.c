@@ -2,6 +2,7 @@
 #include "exec.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,17 +79,22 @@ int exec_fail_errno(int err, const char *fmt, ...)
 /* MPICH 4.0.2 gives codes added to a predefined class no "dynamic" mark, so
  * MPI_Error_string shows an unrelated internal message for them. Probe once
  * whether a dynamic code keeps its string; if not, return the class itself. */
+static bool dynamic_works;
+static pthread_once_t dynamic_once = PTHREAD_ONCE_INIT;
+
+static void probe_dynamic_codes(void)
+{
+    int code, len;
+    char s[MPI_MAX_ERROR_STRING] = "";
+    dynamic_works = MPI_Add_error_code(MPI_ERR_OTHER, &code) == MPI_SUCCESS &&
+                    MPI_Add_error_string(code, "tacio probe") == MPI_SUCCESS &&
+                    MPI_Error_string(code, s, &len) == MPI_SUCCESS && !strcmp(s, "tacio probe");
+}
+
 static bool dynamic_codes_work(void)
 {
-    static int works = -1;
-    if (works < 0) {
-        int code, len;
-        char s[MPI_MAX_ERROR_STRING] = "";
-        works = MPI_Add_error_code(MPI_ERR_OTHER, &code) == MPI_SUCCESS &&
-                MPI_Add_error_string(code, "tacio probe") == MPI_SUCCESS &&
-                MPI_Error_string(code, s, &len) == MPI_SUCCESS && !strcmp(s, "tacio probe");
-    }
-    return works;
+    pthread_once(&dynamic_once, probe_dynamic_codes);
+    return dynamic_works;
 }
 
 /* The agreed messages of the last codes returned, for tacio_error_string. */
@@ -98,26 +104,32 @@ static struct {
     char msg[512];
 } recent[RECENT];
 static int nrecent;
+static pthread_mutex_t recent_lock = PTHREAD_MUTEX_INITIALIZER; /* files on several threads */
 
 static int remember(int code, const char *msg)
 {
+    pthread_mutex_lock(&recent_lock);
     int k = nrecent++ % RECENT;
     recent[k].code = code;
     snprintf(recent[k].msg, sizeof recent[k].msg, "%s", msg);
+    pthread_mutex_unlock(&recent_lock);
     return code;
 }
 
 int tacio_error_string(int code, char *out, int *len)
 {
-    for (int i = 1; i <= RECENT && i <= nrecent; i++) { /* newest first */
+    bool found = false;
+    pthread_mutex_lock(&recent_lock);
+    for (int i = 1; i <= RECENT && i <= nrecent && !found; i++) { /* newest first */
         int k = (nrecent - i) % RECENT;
-        if (recent[k].code == code) {
+        if ((found = recent[k].code == code))
             snprintf(out, MPI_MAX_ERROR_STRING, "%s", recent[k].msg);
-            *len = (int)strlen(out);
-            return MPI_SUCCESS;
-        }
     }
-    return MPI_Error_string(code, out, len);
+    pthread_mutex_unlock(&recent_lock);
+    if (!found)
+        return MPI_Error_string(code, out, len);
+    *len = (int)strlen(out);
+    return MPI_SUCCESS;
 }
 
 int exec_agree(MPI_Comm comm, int local)
@@ -347,7 +359,21 @@ int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo 
 
 /* ---- fault injection for tests: TACIO_FAULT=op:rank:nth[:errno] ---- */
 
+static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int fault_locked(const char *op, int rank);
+
 int exec_fault(const char *op, int rank)
+{
+    if (!getenv("TACIO_FAULT"))
+        return 0;
+    pthread_mutex_lock(&fault_lock);
+    int err = fault_locked(op, rank);
+    pthread_mutex_unlock(&fault_lock);
+    return err;
+}
+
+static int fault_locked(const char *op, int rank)
 {
     static int calls[8];
     static char armed[64]; /* the spec the counts belong to: a new one restarts them */

@@ -4,11 +4,13 @@
  * mpich issue 7169). Results are cached on the datatype as an attribute. */
 #include "exec.h"
 
+#include <pthread.h>
 #include <string.h>
 
 static int flatten(MPI_Datatype t, struct flat **out);
 
 static int cache_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT; /* threads flatten at once */
 
 static int delete_cached(MPI_Datatype t, int keyval, void *attr, void *extra)
 {
@@ -287,14 +289,18 @@ static int flatten(MPI_Datatype t, struct flat **out)
     return flatten_derived(t, out);
 }
 
+static void create_keyval(void)
+{
+    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_cached, &cache_keyval, NULL);
+}
+
 int exec_flatten(MPI_Datatype t, const struct flat **out, struct flat **owned)
 {
     int ni, na, nd, comb, found = 0;
     *owned = NULL;
     MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
     if (comb != MPI_COMBINER_NAMED) {
-        if (cache_keyval == MPI_KEYVAL_INVALID)
-            MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_cached, &cache_keyval, NULL);
+        pthread_once(&keyval_once, create_keyval);
         struct flat *cached;
         MPI_Type_get_attr(t, cache_keyval, &cached, &found);
         if (found) {

@@ -9,6 +9,7 @@
  * collective reads it, and moves it past the data afterwards. */
 #include "tacio.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ struct shimfile {
 };
 
 static struct shimfile *files;
+static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER; /* MPI_THREAD_MULTIPLE */
 static _Thread_local int depth; /* re-entry guard: MPI calling MPI_File_* itself */
 
 static bool disabled(void)
@@ -29,12 +31,16 @@ static bool disabled(void)
     return depth > 0 || (e && *e && strcmp(e, "0"));
 }
 
+/* A file's entry stays valid while its handle is open: only MPI_File_close,
+ * on the thread that owns the handle, removes it. */
 static struct shimfile *lookup(MPI_File fh)
 {
-    for (struct shimfile *s = files; s; s = s->next)
-        if (s->fh == fh)
-            return s;
-    return NULL;
+    pthread_mutex_lock(&files_lock);
+    struct shimfile *s = files;
+    while (s && s->fh != fh)
+        s = s->next;
+    pthread_mutex_unlock(&files_lock);
+    return s;
 }
 
 /* The file tacio serves this call for, or NULL: pass through. */
@@ -72,20 +78,24 @@ TACIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_
     }
     s->fh = *fh;
     s->native = true;
+    pthread_mutex_lock(&files_lock);
     s->next = files;
     files = s;
+    pthread_mutex_unlock(&files_lock);
     return MPI_SUCCESS;
 }
 
 TACIO_API int MPI_File_close(MPI_File *fh)
 {
-    struct shimfile **link = &files;
+    pthread_mutex_lock(&files_lock);
+    struct shimfile **link = &files, *s;
     while (*link && (*link)->fh != *fh)
         link = &(*link)->next;
-    int rc = MPI_SUCCESS;
-    if (*link) {
-        struct shimfile *s = *link;
+    if ((s = *link))
         *link = s->next;
+    pthread_mutex_unlock(&files_lock);
+    int rc = MPI_SUCCESS;
+    if (s) {
         depth++;
         rc = tacio_file_close(&s->tf);
         depth--;
