@@ -13,16 +13,16 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTACIO_WERROR=ON >/dev/null
 	@cmake --build $(BUILD) -j 2
 
 build-mpi: deps
 	@cmake -S . -B build-openmpi -DCMAKE_C_COMPILER=mpicc.openmpi \
-	    -DTACIO_MPIEXEC=mpirun.openmpi >/dev/null
+	    -DTACIO_MPIEXEC=mpirun.openmpi -DTACIO_WERROR=ON >/dev/null
 	@cmake --build build-openmpi -j 2
 	@cmake -S . -B build-mpich -DCMAKE_C_COMPILER=mpicc.mpich -DTACIO_MPIEXEC=mpiexec.mpich \
 	    -DTACIO_TEST_RANKS="1;2" -DTACIO_PROPERTY_NP=2 -DTACIO_FAULTS_NP=2 \
-	    -DTACIO_LARGE_TEST=OFF >/dev/null
+	    -DTACIO_LARGE_TEST=OFF -DTACIO_WERROR=ON >/dev/null
 	@cmake --build build-mpich -j 2
 
 test: build build-mpi
