@@ -152,7 +152,7 @@ static void print_hints(const struct tacio_file *f)
         return;
     const struct tacio_hints *h = f->hints;
     struct plan_ctx ctx = {NULL, f->topo, h, 0, 0};
-    int *list, offered = default_naggs(&ctx), naggs = romio_ranklist(&ctx, &list);
+    int *list, offered = ranklist_count(&ctx, 0), naggs = romio_ranklist(&ctx, &list);
     char all[4096];
     hints_format(h, all, sizeof all);
     printf("tacio: %s: aggregators=%d hosts=%d", f->path, naggs, f->topo->nused_hosts);

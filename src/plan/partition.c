@@ -120,10 +120,10 @@ static int ranklist_capped(const struct plan_ctx *ctx, int64_t cap, int **out)
     return n;
 }
 
-int default_naggs(const struct plan_ctx *ctx)
+int ranklist_count(const struct plan_ctx *ctx, int64_t cap)
 {
     int *list;
-    int n = ranklist_capped(ctx, 0, &list);
+    int n = ranklist_capped(ctx, cap, &list);
     if (n >= 0)
         free(list);
     return n;

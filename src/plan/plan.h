@@ -136,10 +136,10 @@ int comm_build(const struct tacio_pattern *pat, const struct partition *part, st
 void comm_free(struct comm *c);
 
 /* Aggregator candidates by ROMIO's cb_config_list rule (cbconfig.c), at most
- * cb_nodes of them; default_naggs counts them without the cb_nodes cap.
- * Both return the count or a negative error. */
+ * cb_nodes of them; ranklist_count counts them up to cap (0: no cap). Both
+ * return the count or a negative error. */
 int romio_ranklist(const struct plan_ctx *ctx, int **out);
-int default_naggs(const struct plan_ctx *ctx);
+int ranklist_count(const struct plan_ctx *ctx, int64_t cap);
 /* The list's ranks, in order, at most cap (<= 0: every rank); 0 when no
  * host answers to it. cb_config_check: 0 when the list parses. */
 int cb_config_ranklist(const struct tacio_topo *t, const char *list, int64_t cap, int **out);

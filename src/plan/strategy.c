@@ -22,11 +22,7 @@ const char *strategy_names(void)
 
 int plan_naggs(const struct plan_ctx *ctx)
 {
-    int *list;
-    int n = romio_ranklist(ctx, &list);
-    if (n >= 0)
-        free(list);
-    return n;
+    return ranklist_count(ctx, ctx->h->cb_nodes);
 }
 
 int assign_ranklist(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,

@@ -10,20 +10,14 @@ set -u
 launcher=$1 kind=$2 shim=$3 dir=$4 np=$5
 shift 5
 here=$(cd "$(dirname "$0")" && pwd)
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/../shim/lib.sh"
 
 run() { # run NAME EXE FILE PRELOAD STRATEGY: sets $served
     local name=$1 exe=$2 file=$3 pre=$4 stats="$dir/apps_stats.json" out="$dir/apps_out.txt"
-    local env=()
+    local
     rm -f "$stats" "$file"
     export TACIO_STATS=$stats TACIO_HINTS="tacio_strategy=$5,tacio_ranks_per_node=2"
-    if [ "$kind" = openmpi ]; then
-        env=(-x TACIO_STATS -x TACIO_HINTS -x "LD_PRELOAD=$pre")
-    else
-        env=(-env LD_PRELOAD "$pre")
-    fi
+    preload_env "$kind" "$pre" TACIO_STATS TACIO_HINTS
     if timeout 300 "$launcher" "${env[@]}" -n "$np" "$exe" "$file" >"$out" 2>&1 &&
         grep -q "$name: [0-9]* passed, 0 failed" "$out"; then ok; else
         ko "$name (preload='$pre' strategy=$5):" && cat "$out"
@@ -66,5 +60,4 @@ if [ "$kind" = "$pnc" ]; then
 else
     echo "apps: PnetCDF is built against $pnc here, not $kind: not run with $kind"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+report

@@ -8,19 +8,13 @@ set -u
 launcher=$1 kind=$2 shim=$3 dir=$4 np=$5
 shift 5
 here=$(cd "$(dirname "$0")" && pwd)
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/../shim/lib.sh"
 
 run() { # run APP PRELOAD STRATEGY EXPECTED_SERVED
-    local app=$1 pre=$2 stats="$dir/fortran_stats.json" out="$dir/fortran_out.txt" env=()
+    local app=$1 pre=$2 stats="$dir/fortran_stats.json" out="$dir/fortran_out.txt"
     rm -f "$stats"
     export TACIO_STATS=$stats TACIO_HINTS="tacio_strategy=$3,tacio_ranks_per_node=2"
-    if [ "$kind" = openmpi ]; then
-        env=(-x TACIO_STATS -x TACIO_HINTS -x "LD_PRELOAD=$pre")
-    else
-        env=(-env LD_PRELOAD "$pre")
-    fi
+    preload_env "$kind" "$pre" TACIO_STATS TACIO_HINTS
     if timeout 120 "$launcher" "${env[@]}" -n "$np" "$app" "$dir/fortran.dat" >"$out" 2>&1 &&
         grep -q "fortran: [0-9]* passed, 0 failed" "$out"; then ok; else
         ko "$(basename "$app") (preload='$pre' strategy=$3):" && cat "$out"
@@ -39,5 +33,4 @@ for src in fortran_app fortran_app_f08; do
     run "$exe" "" romio 0
     for s in "$@"; do run "$exe" "$shim" "$s" 3; done
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+report

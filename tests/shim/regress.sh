@@ -8,20 +8,14 @@
 set -u
 launcher=$1 kind=$2 app=$3 shim=$4 dir=$5 np=$6
 shift 6
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 run() { # run PRELOAD STRATEGY CASE...: the app's verdict and tacio's share
-    local pre=$1 strategy=$2 stats="$dir/regress_stats.json" out="$dir/regress_out.txt" env=()
+    local pre=$1 strategy=$2 stats="$dir/regress_stats.json" out="$dir/regress_out.txt"
     shift 2
     rm -f "$stats"
     export TACIO_STATS=$stats TACIO_HINTS="tacio_strategy=$strategy,tacio_ranks_per_node=2"
-    if [ "$kind" = openmpi ]; then
-        env=(-x TACIO_STATS -x TACIO_HINTS -x "LD_PRELOAD=$pre")
-    else
-        env=(-env LD_PRELOAD "$pre")
-    fi
+    preload_env "$kind" "$pre" TACIO_STATS TACIO_HINTS
     if timeout 300 "$launcher" "${env[@]}" -n "$np" "$app" "$dir" "$@" >"$out" 2>&1 &&
         grep -q "regress: [0-9]* passed, 0 failed" "$out"; then ok; else
         ko "regress_app (preload='$pre' strategy=$strategy cases=$*):"
@@ -42,5 +36,4 @@ run "" romio "${baseline[@]}"
 for s in "$@"; do
     run "$shim" "$s" tile status eof hints split
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+report

@@ -7,23 +7,16 @@
 set -u
 launcher=$1 kind=$2 app=$3 shim=$4 dir=$5 np=$6
 shift 6
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 served=0
 run_app() { # run_app PRELOAD(yes/no) DISABLE(0/1) STRATEGY; sets $served (-1: the app failed)
-    local stats="$dir/shim_stats.json" file="$dir/shim_app.dat" pre="" env=()
+    local stats="$dir/shim_stats.json" file="$dir/shim_app.dat" pre=""
     rm -f "$stats" "$file"
     [ "$1" = yes ] && pre=$shim
     export TACIO_STATS=$stats TACIO_DISABLE=$2
     export TACIO_HINTS="tacio_strategy=$3,tacio_ranks_per_node=2,cb_buffer_size=3000"
-    if [ "$kind" = openmpi ]; then
-        env=(-x TACIO_STATS -x TACIO_DISABLE -x TACIO_HINTS -x "LD_PRELOAD=$pre")
-    else
-        env=(-env LD_PRELOAD "$pre")
-    fi
+    preload_env "$kind" "$pre" TACIO_STATS TACIO_DISABLE TACIO_HINTS
     served=-1
     if timeout 120 "$launcher" "${env[@]}" -n "$np" "$app" "$file" 12 >"$dir/shim_out.txt" 2>&1 &&
         grep -q "app: [0-9]* passed, 0 failed" "$dir/shim_out.txt"; then
@@ -48,16 +41,11 @@ done
 # own info (none here) and TACIO_HINTS would override it.
 printf 'tacio_strategy tsujita\ncb_nodes 64\nromio_cb_write enable\n# a comment\n' >"$dir/hints.txt"
 export ROMIO_HINTS=$dir/hints.txt TACIO_PRINT_HINTS=1 TACIO_HINTS=tacio_ranks_per_node=2
-if [ "$kind" = openmpi ]; then
-    env=(-x ROMIO_HINTS -x TACIO_PRINT_HINTS -x TACIO_HINTS -x "LD_PRELOAD=$shim")
-else
-    env=(-env LD_PRELOAD "$shim")
-fi
+preload_env "$kind" "$shim" ROMIO_HINTS TACIO_PRINT_HINTS TACIO_HINTS
 export TACIO_DISABLE=0
 timeout 120 "$launcher" "${env[@]}" -n "$np" "$app" "$dir/shim_app.dat" 12 >"$dir/shim_out.txt" 2>&1
 if grep -q "tacio_strategy=tsujita" "$dir/shim_out.txt" && grep -q "clamped" "$dir/shim_out.txt" &&
     grep -q "app: [0-9]* passed, 0 failed" "$dir/shim_out.txt"; then ok; else
     ko "hints file / TACIO_PRINT_HINTS:" && cat "$dir/shim_out.txt"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+report

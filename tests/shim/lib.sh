@@ -1,0 +1,25 @@
+# Sourced by the scripts that run programs under the shim: pass/fail
+# counters, the launcher flags that hand a program LD_PRELOAD and tacio's
+# variables, and the closing line.
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# preload_env KIND PRELOAD VAR...: sets the array env. Open MPI's launcher
+# forwards only the variables named with -x; MPICH's forwards them all.
+preload_env() {
+    local kind=$1 pre=$2 v
+    shift 2
+    env=()
+    if [ "$kind" = openmpi ]; then
+        for v in "$@"; do env+=(-x "$v"); done
+        env+=(-x "LD_PRELOAD=$pre")
+    else
+        env=(-env LD_PRELOAD "$pre")
+    fi
+}
+
+report() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}
