@@ -5,7 +5,7 @@
 #   build-mpich/    the MPI engine with MPICH (a small share: it busy-polls)
 BUILD ?= build
 
-.PHONY: all deps build build-mpi test demo bench clean
+.PHONY: all deps build build-mpi test test-sanitize demo bench clean
 
 all: build build-mpi
 
@@ -13,14 +13,13 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTACIO_WERROR=ON >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTACIO_MPI=OFF -DTACIO_WERROR=ON >/dev/null
 	@cmake --build $(BUILD) -j 2
 
 build-mpi: deps
-	@cmake -S . -B build-openmpi -DCMAKE_C_COMPILER=mpicc.openmpi \
-	    -DTACIO_MPIEXEC=mpirun.openmpi -DTACIO_WERROR=ON >/dev/null
+	@cmake -S . -B build-openmpi -DTACIO_MPI=openmpi -DTACIO_WERROR=ON >/dev/null
 	@cmake --build build-openmpi -j 2
-	@cmake -S . -B build-mpich -DCMAKE_C_COMPILER=mpicc.mpich -DTACIO_MPIEXEC=mpiexec.mpich \
+	@cmake -S . -B build-mpich -DTACIO_MPI=mpich \
 	    -DTACIO_TEST_RANKS="1;2" -DTACIO_PROPERTY_NP=2 -DTACIO_FAULTS_NP=2 \
 	    -DTACIO_LARGE_TEST=OFF -DTACIO_WERROR=ON >/dev/null
 	@cmake --build build-mpich -j 2
@@ -30,6 +29,14 @@ test: build build-mpi
 	@cd build-openmpi && ctest --output-on-failure -L mpi
 	@cd build-mpich && ctest --output-on-failure -L mpi
 
+# AddressSanitizer + UBSan over the planning core and the Open MPI tests
+# (CI runs it after `make test`).
+test-sanitize: deps
+	@cmake -S . -B build-asan -DTACIO_MPI=openmpi -DTACIO_SANITIZE=address,undefined \
+	    -DTACIO_LARGE_TEST=OFF -DTACIO_TEST_RANKS="1;3" -DTACIO_WERROR=ON >/dev/null
+	@cmake --build build-asan -j 2
+	@cd build-asan && ctest --output-on-failure
+
 demo: build
 	@scripts/demo.sh $(BUILD)/bin/tacio
 
@@ -38,4 +45,4 @@ bench: build build-mpi
 	@bench/engine/run.sh build-openmpi
 
 clean:
-	rm -rf $(BUILD) build-openmpi build-mpich
+	rm -rf $(BUILD) build-openmpi build-mpich build-asan

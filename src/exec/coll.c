@@ -274,7 +274,8 @@ struct span {
 
 static void window_spans(const struct ranges *w, struct piece_list *all, struct span *out)
 {
-    qsort(all->p, (size_t)all->n, sizeof *all->p, cmp_piece);
+    if (all->n > 1) /* an empty list may have no array at all */
+        qsort(all->p, (size_t)all->n, sizeof *all->p, cmp_piece);
     int64_t i = 0;
     for (int k = 0; k < w->n; k++) {
         int64_t first = -1, end = -1, covered = 0;

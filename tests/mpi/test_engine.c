@@ -68,9 +68,9 @@ static int cube_type(int rank, int p, MPI_Datatype *ft, MPI_Offset *disp)
 static int btio_type(int rank, int p, MPI_Datatype *ft, MPI_Offset *disp)
 {
     int q = iroot(p, 2), n = 12, sizes[3] = {n, n, n}, r = rank / q, col = rank % q;
-    MPI_Datatype cells[16];
-    int lens[16];
-    MPI_Aint displs[16];
+    MPI_Datatype cells[16] = {0};
+    int lens[16] = {0};
+    MPI_Aint displs[16] = {0};
     for (int k = 0; k < q; k++) {
         int sub[3], st[3];
         block(n, q, k, &st[0], &sub[0]);

@@ -10,6 +10,10 @@ ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
 preload_env() {
     local kind=$1 pre=$2 v
     shift 2
+    # A shim built with a sanitizer needs its runtime loaded first.
+    local rt
+    rt=$(ldd "${pre%%:*}" 2>/dev/null | awk '/lib(a|ub)san/ {print $3}' | paste -sd:)
+    [ -n "$rt" ] && pre="$rt:$pre"
     env=()
     if [ "$kind" = openmpi ]; then
         for v in "$@"; do env+=(-x "$v"); done
