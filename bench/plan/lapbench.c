@@ -143,7 +143,7 @@ static int run_tree(const struct tree_opts *o)
     struct tacio_pattern *pat = NULL;
     if (make_problem(o, &t, &pat))
         return die("cannot build the problem");
-    struct plan_ctx ctx = {pat, t, NULL, 0, 0};
+    struct plan_ctx ctx = {.pat = pat, .topo = t, .h = NULL, .lo = 0, .hi = 0};
     struct partition part;
     struct comm c;
     if (partition_fixed(&ctx, &part) || comm_build(pat, &part, &c))

@@ -136,6 +136,21 @@ int comm_build(const struct tacio_pattern *pat, const struct partition *part, st
     return rc;
 }
 
+int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct comm *out)
+{
+    return ctx->comm_of ? ctx->comm_of(ctx, part, out) : comm_build(ctx->pat, part, out);
+}
+
+int comm_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct comm *c)
+{
+    memset(c, 0, sizeof *c);
+    *c = (struct comm){.p = p, .a = a, .nnz = row_ptr[p], .row_ptr = row_ptr, .col = col, .val = val};
+    int rc = build_csc(c);
+    if (rc)
+        comm_free(c);
+    return rc;
+}
+
 void comm_free(struct comm *c)
 {
     free(c->row_ptr);

@@ -112,6 +112,65 @@ int runs_build(struct tacio_pattern *p, int64_t nruns, const int *owner, const i
     return rc;
 }
 
+/* ---- summaries (the MPI engine's): runs with fewer bytes than length ---- */
+
+static int64_t summary_prefix(const struct tacio_pattern *p, int rank, int64_t x)
+{
+    int64_t a = p->run_first[rank], b = p->run_first[rank + 1];
+    while (a < b) { /* last run starting below x */
+        int64_t m = a + (b - a) / 2;
+        if (p->run_off[m] < x)
+            a = m + 1;
+        else
+            b = m;
+    }
+    if (a == p->run_first[rank])
+        return 0;
+    int64_t r = a - 1, in = min64(p->run_len[r], x - p->run_off[r]);
+    return p->run_cum[r] + (int64_t)((__int128)p->run_bytes[r] * in / p->run_len[r]);
+}
+
+static int summary_extents(const struct tacio_pattern *p, int rank, extent_fn fn, void *ctx)
+{
+    (void)p, (void)rank, (void)fn, (void)ctx;
+    return tacio_fail(TACIO_EUNSUPPORTED, "a summary pattern has no extents");
+}
+
+static const struct pattern_ops summary_ops = {"summary", runs_span, summary_prefix,
+                                               summary_extents};
+
+static int64_t *copy64(const int64_t *src, int64_t n)
+{
+    int64_t *d = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (d && n)
+        memcpy(d, src, sizeof(int64_t) * (size_t)n);
+    return d;
+}
+
+int pattern_from_summary(int nprocs, const int64_t *run_first, const int64_t *off,
+                         const int64_t *len, const int64_t *bytes, struct tacio_pattern **out)
+{
+    int64_t n = run_first[nprocs];
+    struct tacio_pattern *p = xcalloc(1, sizeof *p);
+    if (!p)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    *p = (struct tacio_pattern){.ops = &summary_ops, .nprocs = nprocs, .elem = 1};
+    p->run_first = copy64(run_first, nprocs + 1);
+    p->run_off = copy64(off, n);
+    p->run_len = copy64(len, n);
+    p->run_bytes = copy64(bytes, n);
+    p->run_cum = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (!p->run_first || !p->run_off || !p->run_len || !p->run_bytes || !p->run_cum) {
+        tacio_pattern_free(p);
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    }
+    for (int r = 0; r < nprocs; r++)
+        for (int64_t k = run_first[r], cum = 0; k < run_first[r + 1]; cum += bytes[k++])
+            p->run_cum[k] = cum;
+    *out = p;
+    return 0;
+}
+
 /* ---- IOR: segment s of rank r at (s*p + r)*B, in transfer-sized pieces ---- */
 
 static void ior_span(const struct tacio_pattern *p, int rank, int64_t *lo, int64_t *hi)

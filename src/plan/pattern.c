@@ -60,6 +60,7 @@ void tacio_pattern_free(struct tacio_pattern *p)
     free(p->run_len);
     free(p->run_cum);
     free(p->run_first);
+    free(p->run_bytes);
     free(p->fixed_start);
     free(p->slice_cum);
     free(p->span_lo);

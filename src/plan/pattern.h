@@ -44,6 +44,7 @@ struct tacio_pattern {
      * of the rank's earlier runs */
     int64_t *run_off, *run_len, *run_cum;
     int64_t *run_first;
+    int64_t *run_bytes; /* summary: bytes inside each run, spread evenly over it */
 
     /* views (the MPI engine): rank r accesses stream [view_s0[r], +view_n[r]) of views[r] */
     struct view *views;
@@ -72,6 +73,12 @@ void dims_create(int n, int nd, int *dims);
 int runs_build(struct tacio_pattern *p, int64_t nruns, const int *owner, const int64_t *off,
                const int64_t *len);
 extern const struct pattern_ops runs_ops;
+
+/* A summary of each rank's access: rank r's runs [run_first[r],
+ * run_first[r+1]) as (off, len, bytes), sorted and disjoint; prefix sums are
+ * exact at run boundaries and interpolated inside. Copies the arrays. */
+int pattern_from_summary(int nprocs, const int64_t *run_first, const int64_t *off,
+                         const int64_t *len, const int64_t *bytes, struct tacio_pattern **out);
 
 /* A pattern from sparse C entries (rank, FD, bytes); its FDs are fixed. */
 int pattern_from_triplets(int nprocs, int nfds, int64_t n, const int *rank, const int *fd,

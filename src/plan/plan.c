@@ -32,7 +32,7 @@ static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_s
 {
     int rc = s->partition(ctx, &p->part);
     if (!rc)
-        rc = comm_build(ctx->pat, &p->part, c);
+        rc = plan_comm(ctx, &p->part, c);
     if (!rc && !(p->agg = malloc(sizeof(int) * (size_t)(p->part.n ? p->part.n : 1))))
         rc = tacio_fail(TACIO_ENOMEM, "out of memory");
     int n_before = p->part.n;
@@ -40,7 +40,7 @@ static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_s
         rc = s->assign(ctx, &p->part, c, p);
     if (!rc && p->part.n != n_before) {
         comm_free(c);
-        rc = comm_build(ctx->pat, &p->part, c);
+        rc = plan_comm(ctx, &p->part, c);
     }
     return rc;
 }
@@ -93,7 +93,7 @@ int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo 
     if (!s)
         return tacio_fail(TACIO_EINVAL, "unknown strategy '%s'; expected one of %s",
                           hints->strategy, strategy_names());
-    struct plan_ctx ctx = {pat, topo, hints, 0, 0};
+    struct plan_ctx ctx = {pat, topo, hints, 0, 0, NULL, NULL};
     pattern_range(pat, &ctx.lo, &ctx.hi);
     if (ctx.lo >= ctx.hi && !pat->nfixed)
         return tacio_fail(TACIO_EINVAL, "no rank accesses any byte: nothing to plan");

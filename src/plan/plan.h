@@ -90,11 +90,20 @@ struct tacio_plan {
     double plan_seconds;
 };
 
+struct plan_ctx;
+/* Builds C for a partition. NULL: comm_build from the pattern. The MPI
+ * engine plans from a summary of the ranks' accesses (exact spans, byte
+ * quantiles) and gets each rank's exact row of C from the rank itself. */
+typedef int (*comm_source)(const struct plan_ctx *ctx, const struct partition *part,
+                           struct comm *out);
+
 struct plan_ctx {
     const struct tacio_pattern *pat;
     const struct tacio_topo *topo;
     const struct tacio_hints *h;
     int64_t lo, hi; /* st1: the access range */
+    comm_source comm_of;
+    void *comm_arg; /* comm_of's own state */
 };
 
 struct tacio_strategy {
@@ -107,6 +116,9 @@ struct tacio_strategy {
                   struct tacio_plan *plan);
     /* Whole-plan override (auto); partition/assign are unused when set. */
     int (*plan)(const struct plan_ctx *ctx, struct tacio_plan **out);
+    /* The partition reads how bytes spread over the file (pattern prefix
+     * sums over all ranks), not only the ranks' spans. */
+    bool reads_distribution;
 };
 
 const struct tacio_strategy *strategy_find(const char *name);
@@ -133,6 +145,10 @@ int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end);
 
 /* st3 */
 int comm_build(const struct tacio_pattern *pat, const struct partition *part, struct comm *out);
+/* C for part through ctx->comm_of, or comm_build. */
+int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct comm *out);
+/* C from its rows (CSR over p ranks and a FDs); takes the arrays over. */
+int comm_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct comm *out);
 void comm_free(struct comm *c);
 
 /* Aggregator candidates by ROMIO's cb_config_list rule (cbconfig.c), at most

@@ -103,7 +103,7 @@ static void solve_both(const char *topo_spec, const char *place, int p, int a, u
     CHECK_EQ(tacio_topo_parse(topo_spec, &t), 0);
     CHECK_EQ(tacio_topo_place(t, place, p), 0);
     struct tacio_pattern *pat = random_job(p, a, seed, hot);
-    struct plan_ctx ctx = {pat, t, NULL, 0, 0};
+    struct plan_ctx ctx = {.pat = pat, .topo = t, .h = NULL, .lo = 0, .hi = 0};
     struct partition part;
     struct comm c;
     CHECK_EQ(partition_fixed(&ctx, &part), 0);

@@ -28,7 +28,7 @@ static void test_even(void)
 {
     struct tacio_pattern pat = {0};
     struct tacio_hints *h = hints_with(NULL, NULL);
-    struct plan_ctx ctx = {&pat, NULL, h, 0, 100};
+    struct plan_ctx ctx = {.pat = &pat, .topo = NULL, .h = h, .lo = 0, .hi = 100};
     struct partition p;
     /* ceil(100/3) = 34 */
     CHECK_EQ(partition_even(&ctx, 3, &p), 0);
@@ -42,7 +42,7 @@ static void test_even(void)
     /* ROMIO's own comment: a range of 97 over 16 leaves the last FDs empty */
     tacio_hints_free(h);
     h = hints_with(NULL, NULL);
-    ctx = (struct plan_ctx){&pat, NULL, h, 0, 97};
+    ctx = (struct plan_ctx){.pat = &pat, .topo = NULL, .h = h, .lo = 0, .hi = 97};
     CHECK_EQ(partition_even(&ctx, 16, &p), 0);
     CHECK_EQ(p.fd[0].end, 7);
     CHECK_EQ(p.fd[13].start, 91);
@@ -61,7 +61,7 @@ static void test_stripes(void)
 {
     struct tacio_pattern pat = {0};
     struct tacio_hints *h = hints_with("striping_unit", "4");
-    struct plan_ctx ctx = {&pat, NULL, h, 6, 30};
+    struct plan_ctx ctx = {.pat = &pat, .topo = NULL, .h = h, .lo = 6, .hi = 30};
     struct partition p;
     CHECK_EQ(partition_stripes(&ctx, 3, &p), 0);
     int64_t piece;
@@ -87,7 +87,7 @@ static void test_lustre_counts(void)
         struct tacio_hints *h = hints_with(NULL, NULL);
         h->striping_factor = cases[i][0];
         h->cb_nodes = cases[i][1];
-        struct plan_ctx ctx = {&pat, t, h, 0, 100};
+        struct plan_ctx ctx = {.pat = &pat, .topo = t, .h = h, .lo = 0, .hi = 100};
         CHECK_EQ(lustre_naggs(&ctx), cases[i][2]);
         tacio_hints_free(h);
     }

@@ -58,4 +58,5 @@ const struct tacio_strategy strategy_auto = {
     .name = "auto",
     .summary = "tacio: the strategy and aggregators per host the cost model rates fastest",
     .plan = auto_plan,
+    .reads_distribution = true, /* mccio is a candidate */
 };

@@ -249,7 +249,9 @@ static int mccio_partition(const struct plan_ctx *ctx, struct partition *out)
 
 struct locator {
     const struct plan_ctx *ctx;
-    int64_t *mem; /* free memory left per host */
+    const struct partition *leaves; /* the initial FDs, one per leaf, left to right */
+    const struct comm *c;           /* C of those leaves */
+    int64_t *mem;                   /* free memory left per host */
     int *aggs_on_host;
     char *is_agg;
     int64_t *rank_bytes; /* bytes of each rank in the current leaf */
@@ -258,17 +260,26 @@ struct locator {
     int shortfall;
 };
 
+/* Bytes per rank and host in [lo, hi), a run of whole initial leaves (a
+ * remerged leaf covers its neighbours'), summed from C's columns. */
 static void leaf_bytes(struct locator *L, int64_t lo, int64_t hi)
 {
     const struct tacio_topo *t = L->ctx->topo;
+    memset(L->rank_bytes, 0, sizeof(int64_t) * (size_t)t->nprocs);
     memset(L->host_bytes, 0, sizeof(int64_t) * (size_t)t->nhosts);
-    for (int r = 0; r < t->nprocs; r++) {
-        int64_t a, b;
-        L->ctx->pat->ops->span(L->ctx->pat, r, &a, &b);
-        L->rank_bytes[r] =
-            a < hi && lo < b ? pattern_bytes_in(L->ctx->pat, r, max64(a, lo), min64(b, hi)) : 0;
-        L->host_bytes[t->rank_host[r]] += L->rank_bytes[r];
+    int a = 0, b = L->leaves->n;
+    while (a < b) { /* first leaf starting at or after lo */
+        int m = a + (b - a) / 2;
+        if (L->leaves->fd[m].start < lo)
+            a = m + 1;
+        else
+            b = m;
     }
+    for (int j = a; j < L->leaves->n && L->leaves->fd[j].end <= hi; j++)
+        for (int64_t k = L->c->col_ptr[j]; k < L->c->col_ptr[j + 1]; k++) {
+            L->rank_bytes[L->c->row[k]] += L->c->cval[k];
+            L->host_bytes[t->rank_host[L->c->row[k]]] += L->c->cval[k];
+        }
 }
 
 /* The host's free rank holding most of the leaf (lowest rank on ties). */
@@ -337,10 +348,13 @@ static void locate_leaf(struct locator *L, struct mc_tree *tree, int x)
     place(L, v, h);
 }
 
-static int locator_init(struct locator *L, const struct plan_ctx *ctx)
+static int locator_init(struct locator *L, const struct plan_ctx *ctx,
+                        const struct partition *leaves, const struct comm *c)
 {
     const struct tacio_topo *t = ctx->topo;
     L->ctx = ctx;
+    L->leaves = leaves;
+    L->c = c;
     L->mem = malloc(sizeof(int64_t) * (size_t)t->nhosts);
     L->aggs_on_host = xcalloc((size_t)t->nhosts, sizeof(int));
     L->is_agg = xcalloc((size_t)t->nprocs, 1);
@@ -370,10 +384,9 @@ static void locator_free(struct locator *L)
 static int mccio_assign(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
                         struct tacio_plan *plan)
 {
-    (void)c;
     struct mc_aux *a = part->aux;
     struct locator L = {0};
-    int rc = locator_init(&L, ctx);
+    int rc = locator_init(&L, ctx, part, c);
     for (int j = 0; !rc && j < a->nleaves; j++)
         if (a->tree.v[a->leaves[j]].parent != -2)
             locate_leaf(&L, &a->tree, a->leaves[j]);
@@ -396,4 +409,5 @@ const struct tacio_strategy strategy_mccio = {
     .summary = "memory-conscious: groups, partition tree to Msg_ind, remerge, free-memory hosts",
     .partition = mccio_partition,
     .assign = mccio_assign,
+    .reads_distribution = true,
 };
