@@ -44,7 +44,9 @@ struct tacio_stats {
     int naggs;
     int64_t rounds;
     int steps;            /**< collection steps per round (>1: ordered, as Tsujita et al.) */
-    int64_t buffer_bytes; /**< the largest aggregator buffer */
+    int64_t buffer_bytes; /**< the largest aggregator buffer the plan models */
+    int64_t meta_bytes;   /**< the most metadata any rank held: views, requests, plan */
+    int64_t peak_buffer_bytes; /**< the most data any rank had staged at once */
 };
 
 TACIO_API int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,

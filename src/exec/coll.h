@@ -1,0 +1,76 @@
+/* The collective data path, shared by its three parts:
+ *   coll.c    the entry point: st1 this rank's access, stats, status
+ *   cplan.c   st2 the plan: rank 0 plans from a summary of every access and
+ *             every rank's own row of C, then broadcasts the plan
+ *   rounds.c  st3 links (who exchanges what in which round), then rounds of
+ *             st4 shuffle and st5 I/O bounded by cb_buffer_size
+ *
+ * What a rank holds is bounded by its own work: its view, O(p) records on
+ * rank 0 (spans or byte quantiles, C's rows), the plan's FDs, and per FD it
+ * feeds (or rank feeding the FD it serves) one byte and piece count per
+ * round. No rank holds another rank's view. */
+#ifndef TACIO_COLL_H
+#define TACIO_COLL_H
+
+#include "exec.h"
+
+/* One FD this rank feeds (out) or one rank feeding the FD this rank
+ * aggregates (in): rounds [r0, r0 + nr) and, per round, the pieces and bytes
+ * the peer's access has in that round's window. */
+struct link {
+    int peer, fd;
+    int64_t r0, nr;
+    int64_t *np, *bytes;
+};
+
+struct call {
+    struct tacio_file *f;
+    bool is_write;
+    char *buf; /* user buffer */
+    const struct flat *mt;
+    struct flat *mt_owned;
+    int64_t s0, n; /* this rank's stream range in the view v that serves it */
+    struct view v;
+    struct flat shell; /* v's filetype when v is one tile of the file's view */
+    /* the plan: FDs, aggregators, metrics (the same on every rank; C only
+     * on rank 0, which planned) */
+    struct tacio_plan *plan;
+    int *nsenders; /* per FD: ranks feeding it */
+    bool ordered;  /* the plan orders collection (Tsujita) */
+    int plan_rc;   /* an error already agreed while planning */
+    int my_fd;     /* FD this rank aggregates, or -1 */
+    int64_t rounds;
+    int nsteps; /* collection steps per round: hosts when the plan orders them */
+    struct link *out, *in;
+    int nout, nin;
+    /* metadata and staged data held, now and at most (stats) */
+    int64_t meta, meta_peak, staged, staged_peak;
+    double t[6];
+};
+
+static inline void meta_add(struct call *c, int64_t bytes)
+{
+    c->meta += bytes;
+    c->meta_peak = max64(c->meta_peak, c->meta);
+}
+
+static inline void staged_add(struct call *c, int64_t bytes)
+{
+    c->staged += bytes;
+    c->staged_peak = max64(c->staged_peak, c->staged);
+}
+
+/* st2: the plan, the same on every rank (c->plan NULL: nobody accesses a
+ * byte). local: this rank's st1 result. Returns the agreed result. */
+int coll_plan(struct call *c, int local);
+void coll_plan_free(struct call *c);
+
+/* st3-st5: links, then every round (write when c->is_write). Returns the
+ * agreed result. */
+int coll_rounds(struct call *c);
+void coll_links_free(struct call *c);
+
+/* This rank's row of C for part (a 1 x part->n comm). */
+int coll_own_row(const struct call *c, const struct partition *part, struct comm *row);
+
+#endif

@@ -1,0 +1,751 @@
+/* st3 links, then rounds of st4 shuffle and st5 I/O.
+ *
+ * Links: each rank walks its own access once per round window of every FD
+ * it feeds and tells that FD's aggregator, in one message, how many pieces
+ * and bytes it has in each round. From then on both sides know every
+ * message's size: a write sends (offset, length) pairs followed by the data
+ * in one message; a read sends the pairs, the aggregator reads its window
+ * once and answers with the data. Nothing else is exchanged per round but
+ * the error agreement. */
+#include "coll.h"
+
+#include <string.h>
+
+#define TAG_META 7410
+#define TAG_DATA 7411
+#define TAG_REQ 7412
+
+/* ---- windows: the part of an FD a round serves ---- */
+
+/* File ranges of FD-relative bytes [lo, hi) of FD fd. */
+struct ranges {
+    int64_t lo[64], hi[64];
+    int n;
+};
+
+static void fd_window(const struct fdom *fd, int64_t lo, int64_t hi, struct ranges *out)
+{
+    out->n = 0;
+    if (!fd->unit) {
+        out->lo[0] = fd->start + lo;
+        out->hi[0] = min64(fd->end, fd->start + hi);
+        out->n = out->lo[0] < out->hi[0];
+        return;
+    }
+    int64_t head = min64(fd->end, (fd->start / fd->unit + 1) * fd->unit) - fd->start;
+    for (int64_t b = lo; b < hi && out->n < 64;) {
+        int64_t off, room;
+        if (b < head) {
+            off = fd->start + b;
+            room = head - b;
+        } else {
+            int64_t m = 1 + (b - head) / fd->unit, within = (b - head) % fd->unit;
+            off = (fd->start / fd->unit) * fd->unit + m * fd->stride + within;
+            room = fd->unit - within;
+        }
+        if (off >= fd->end)
+            break;
+        room = min64(min64(room, hi - b), fd->end - off);
+        out->lo[out->n] = off;
+        out->hi[out->n++] = off + room;
+        b += room;
+    }
+}
+
+/* Bytes of an FD a round serves: cb_buffer_size, or fewer when its stripes
+ * are smaller than cb/64, so a window never needs more ranges. */
+static int64_t window_size(const struct call *c, const struct fdom *fd)
+{
+    int64_t cb = c->f->hints->cb_buffer_size;
+    return fd->unit && cb > 63 * fd->unit ? 63 * fd->unit : cb;
+}
+
+static void round_window(const struct call *c, int j, int64_t r, struct ranges *w)
+{
+    const struct fdom *fd = &c->plan->part.fd[j];
+    int64_t cb = window_size(c, fd);
+    fd_window(fd, r * cb, (r + 1) * cb, w);
+}
+
+static int64_t fd_rounds(const struct call *c, int j)
+{
+    const struct fdom *fd = &c->plan->part.fd[j];
+    return ceil_div(fdom_extent(fd), window_size(c, fd));
+}
+
+/* Window-buffer position of file offset off (ranges are packed back to back). */
+static int64_t wpos(const struct ranges *w, int64_t off)
+{
+    int64_t base = 0;
+    for (int k = 0; k < w->n; k++) {
+        if (off < w->hi[k])
+            return base + off - w->lo[k];
+        base += w->hi[k] - w->lo[k];
+    }
+    return base;
+}
+
+static int64_t window_bytes(const struct ranges *w)
+{
+    int64_t b = 0;
+    for (int k = 0; k < w->n; k++)
+        b += w->hi[k] - w->lo[k];
+    return b;
+}
+
+/* ---- pieces: (file offset, length, stream position or staged data) ---- */
+
+struct piece {
+    int64_t off, len, spos;
+    char *data; /* aggregator side: where the piece's bytes are staged */
+};
+
+struct piece_list {
+    struct piece *p;
+    int64_t n, cap, bytes;
+};
+
+/* Appends, merging a piece that continues the previous one in the file and
+ * in the stream (fewer, longer pieces: smaller headers, fewer copies). */
+static int push_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
+{
+    struct piece_list *l = ctx;
+    l->bytes += len;
+    struct piece *last = l->n ? &l->p[l->n - 1] : NULL;
+    if (last && last->off + last->len == off && last->spos + last->len == spos && !last->data) {
+        last->len += len;
+        return 0;
+    }
+    int rc = grow_array((void **)&l->p, sizeof *l->p, l->n + 1, &l->cap);
+    if (rc)
+        return rc;
+    l->p[l->n++] = (struct piece){off, len, spos, NULL};
+    return 0;
+}
+
+/* This rank's pieces inside window w, in file order. */
+static int my_pieces(const struct call *c, const struct ranges *w, struct piece_list *out)
+{
+    out->n = out->bytes = 0;
+    int rc = 0;
+    for (int k = 0; k < w->n && !rc; k++)
+        rc = view_walk(&c->v, c->s0, c->s0 + c->n, w->lo[k], w->hi[k], push_piece, out);
+    return rc;
+}
+
+/* ---- st3: links ---- */
+
+/* The rounds of FD j in which this rank has data: per round its pieces and
+ * bytes, trimmed to [first, last] round with any. */
+static int link_fill(const struct call *c, int j, struct link *l, struct piece_list *tmp)
+{
+    int64_t nr = fd_rounds(c, j), first = -1, last = -1;
+    l->np = malloc(sizeof(int64_t) * (size_t)(nr + 1));
+    l->bytes = malloc(sizeof(int64_t) * (size_t)(nr + 1));
+    if (!l->np || !l->bytes)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (int64_t r = 0; r < nr; r++) {
+        struct ranges w;
+        round_window(c, j, r, &w);
+        int rc = my_pieces(c, &w, tmp);
+        if (rc)
+            return rc;
+        l->np[r] = tmp->n;
+        l->bytes[r] = tmp->bytes;
+        if (tmp->bytes) {
+            first = first < 0 ? r : first;
+            last = r;
+        }
+    }
+    l->r0 = max64(first, 0);
+    l->nr = last - first + (first >= 0);
+    memmove(l->np, l->np + l->r0, sizeof(int64_t) * (size_t)l->nr);
+    memmove(l->bytes, l->bytes + l->r0, sizeof(int64_t) * (size_t)l->nr);
+    return 0;
+}
+
+static bool in_round(const struct link *l, int64_t r)
+{
+    return r >= l->r0 && r < l->r0 + l->nr && l->bytes[r - l->r0] > 0;
+}
+
+/* The FDs this rank feeds (its row of C for the plan's partition). Agreed:
+ * a rank that cannot tell whom it feeds could not send the counts below. */
+static int links_out(struct call *c)
+{
+    struct comm row = {0};
+    int rc = coll_own_row(c, &c->plan->part, &row);
+    c->out = rc ? NULL : xcalloc((size_t)row.nnz + 1, sizeof *c->out);
+    if (!rc && !c->out)
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (int64_t k = 0; !rc && k < row.nnz; k++) {
+        struct link *l = &c->out[c->nout++];
+        l->fd = row.col[k];
+        l->peer = c->plan->agg[l->fd];
+    }
+    comm_free(&row);
+    return exec_agree(c->f->comm, rc);
+}
+
+static int fill_links_out(struct call *c)
+{
+    struct piece_list tmp = {0};
+    int rc = 0;
+    for (int k = 0; !rc && k < c->nout; k++) {
+        rc = link_fill(c, c->out[k].fd, &c->out[k], &tmp);
+        meta_add(c, 32 + 16 * c->out[k].nr);
+    }
+    free(tmp.p);
+    return rc;
+}
+
+/* One message per link to the FD's aggregator: [fd, r0, nr, np..., bytes...];
+ * after a failure, [fd, -1, 0] so the aggregator still hears from everyone. */
+static int send_meta(struct call *c, int local, int64_t **bufs, MPI_Request *req)
+{
+    int n = 0;
+    for (int k = 0; k < c->nout; k++) {
+        const struct link *l = &c->out[k];
+        int64_t len = local ? 3 : 3 + 2 * l->nr, *b = malloc(sizeof(int64_t) * (size_t)len);
+        if (!b) { /* the failure travels in place of the counts */
+            local = local ? local : tacio_fail(TACIO_ENOMEM, "out of memory");
+            static int64_t failed[3] = {0, -1, 0};
+            MPI_Isend(failed, 3, MPI_INT64_T, l->peer, TAG_META, c->f->comm, &req[n++]);
+            continue;
+        }
+        b[0] = l->fd;
+        b[1] = local ? -1 : l->r0;
+        b[2] = local ? 0 : l->nr;
+        if (!local) {
+            memcpy(b + 3, l->np, sizeof(int64_t) * (size_t)l->nr);
+            memcpy(b + 3 + l->nr, l->bytes, sizeof(int64_t) * (size_t)l->nr);
+        }
+        bufs[n] = b;
+        MPI_Isend(b, (int)len, MPI_INT64_T, l->peer, TAG_META, c->f->comm, &req[n++]);
+    }
+    return local;
+}
+
+static int link_from_meta(struct link *l, int peer, const int64_t *m, int count)
+{
+    *l = (struct link){.peer = peer, .fd = (int)m[0], .r0 = m[1], .nr = m[2]};
+    if (l->r0 < 0)
+        return tacio_fail(TACIO_EIO, "rank %d failed before the shuffle", peer);
+    if (count != 3 + 2 * l->nr)
+        return tacio_fail(TACIO_EINVAL, "internal: rank %d sent %d words of counts", peer, count);
+    l->np = malloc(sizeof(int64_t) * (size_t)(l->nr + 1));
+    l->bytes = malloc(sizeof(int64_t) * (size_t)(l->nr + 1));
+    if (!l->np || !l->bytes)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    memcpy(l->np, m + 3, sizeof(int64_t) * (size_t)l->nr);
+    memcpy(l->bytes, m + 3 + l->nr, sizeof(int64_t) * (size_t)l->nr);
+    return 0;
+}
+
+/* The aggregator hears once from each rank feeding its FD (the plan says
+ * how many), in whatever order they come. */
+static int recv_meta(struct call *c, int local)
+{
+    if (c->my_fd < 0)
+        return local;
+    int n = c->nsenders[c->my_fd];
+    c->in = xcalloc((size_t)n + 1, sizeof *c->in);
+    if (!c->in)
+        local = local ? local : tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (int k = 0; k < n; k++) {
+        MPI_Status st;
+        int count;
+        MPI_Probe(MPI_ANY_SOURCE, TAG_META, c->f->comm, &st);
+        MPI_Get_count(&st, MPI_INT64_T, &count);
+        int64_t *m = malloc(sizeof(int64_t) * (size_t)(count + 1));
+        static int64_t none;
+        MPI_Recv(m ? m : &none, m ? count : 0, MPI_INT64_T, st.MPI_SOURCE, TAG_META, c->f->comm,
+                 MPI_STATUS_IGNORE);
+        int rc = m ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+        if (!rc && c->in)
+            rc = link_from_meta(&c->in[c->nin++], st.MPI_SOURCE, m, count);
+        local = local ? local : rc;
+        if (!rc)
+            meta_add(c, 32 + 16 * c->in[c->nin - 1].nr);
+        free(m);
+    }
+    return local;
+}
+
+static int exchange_links(struct call *c)
+{
+    int rc = links_out(c);
+    if (rc)
+        return rc;
+    int local = fill_links_out(c);
+    int64_t **bufs = xcalloc((size_t)c->nout + 1, sizeof *bufs);
+    MPI_Request *req = malloc(sizeof *req * (size_t)(c->nout + 1));
+    if (!bufs || !req) { /* nothing can be sent: agree before anyone waits */
+        free(bufs), free(req);
+        return exec_agree(c->f->comm, local ? local : tacio_fail(TACIO_ENOMEM, "out of memory"));
+    }
+    local = send_meta(c, local, bufs, req);
+    local = recv_meta(c, local);
+    MPI_Waitall(c->nout, req, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < c->nout; k++)
+        free(bufs[k]);
+    free(bufs);
+    free(req);
+    return exec_agree(c->f->comm, local);
+}
+
+void coll_links_free(struct call *c)
+{
+    for (int k = 0; k < c->nout; k++)
+        free(c->out[k].np), free(c->out[k].bytes);
+    for (int k = 0; k < c->nin; k++)
+        free(c->in[k].np), free(c->in[k].bytes);
+    free(c->out);
+    free(c->in);
+}
+
+/* ---- st5: the aggregator's I/O on a window ---- */
+
+static int cmp_piece(const void *a, const void *b)
+{
+    const struct piece *x = a, *y = b;
+    return (x->off > y->off) - (x->off < y->off);
+}
+
+/* Per range of the window: the span [first, last) its pieces cover, and
+ * whether holes lie inside it. One pread/pwrite per span (data sieving). */
+struct span {
+    int64_t first, last;
+    bool holes;
+};
+
+static void window_spans(const struct ranges *w, struct piece_list *all, struct span *out)
+{
+    if (all->n > 1) /* an empty list may have no array at all */
+        qsort(all->p, (size_t)all->n, sizeof *all->p, cmp_piece);
+    int64_t i = 0;
+    for (int k = 0; k < w->n; k++) {
+        int64_t first = -1, end = -1, covered = 0;
+        for (; i < all->n && all->p[i].off < w->hi[k]; i++) {
+            const struct piece *p = &all->p[i];
+            first = first < 0 ? p->off : first;
+            covered += max64(0, p->off + p->len - max64(p->off, end));
+            end = max64(end, p->off + p->len);
+        }
+        out[k] = (struct span){first, end, first >= 0 && covered < end - first};
+    }
+}
+
+static int span_io(struct call *c, const struct ranges *w, const struct span *sp, char *wbuf,
+                   bool write, bool holes_only)
+{
+    struct tacio_file *f = c->f;
+    for (int k = 0; k < w->n; k++) {
+        if (sp[k].first < 0 || (holes_only && !sp[k].holes))
+            continue;
+        int64_t len = sp[k].last - sp[k].first;
+        char *at = wbuf + wpos(w, sp[k].first);
+        int err = exec_fault(write ? "pwrite" : "pread", f->rank);
+        if (!err)
+            err = -(write ? exec_pwrite_all(f->fd, at, len, sp[k].first)
+                          : exec_pread_all(f->fd, at, len, sp[k].first));
+        if (err)
+            return exec_fail_errno(err, "%s of %lld bytes at offset %lld of %s",
+                                   write ? "pwrite" : "pread", (long long)len,
+                                   (long long)sp[k].first, f->path);
+    }
+    return 0;
+}
+
+/* Pieces announced in a (offset, length) header must lie in the window. */
+static int pieces_from_header(const int64_t *hdr, int64_t np, char *data, const struct ranges *w,
+                              struct piece_list *all)
+{
+    int64_t wb = window_bytes(w);
+    for (int64_t q = 0, pos = 0; q < np; pos += hdr[2 * q + 1], q++) {
+        int64_t off = hdr[2 * q], len = hdr[2 * q + 1];
+        if (len <= 0 || off < w->lo[0] || off + len > w->hi[w->n - 1] || wpos(w, off) + len > wb)
+            return tacio_fail(TACIO_EINVAL, "internal: a piece at %lld outside the window",
+                              (long long)off);
+        int rc = grow_array((void **)&all->p, sizeof *all->p, all->n + 1, &all->cap);
+        if (rc)
+            return rc;
+        all->p[all->n++] = (struct piece){off, len, 0, data ? data + pos : NULL};
+        all->bytes += len;
+    }
+    return 0;
+}
+
+/* ---- st4: one round ---- */
+
+/* A round's scaffolding, allocated once per call so that no round can fail
+ * to take part in its messages. */
+struct round {
+    MPI_Request *req;
+    int nreq;
+    char **bufs; /* what the round allocated */
+    int nbufs;
+    char **inbuf, **outbuf;        /* per in link, per out link: this round's message */
+    struct piece_list *outp, mine; /* per out link: this rank's pieces (reads) */
+    struct piece_list all;         /* aggregator: every piece of the window */
+    char *wbuf;
+};
+
+static int round_setup(struct call *c, struct round *rd)
+{
+    memset(rd, 0, sizeof *rd);
+    int n = c->nout + c->nin;
+    rd->req = malloc(sizeof(MPI_Request) * (size_t)(2 * n + 1));
+    rd->bufs = malloc(sizeof(char *) * (size_t)(2 * n + 2));
+    rd->inbuf = xcalloc((size_t)c->nin + 1, sizeof(char *));
+    rd->outbuf = xcalloc((size_t)c->nout + 1, sizeof(char *));
+    rd->outp = xcalloc((size_t)c->nout + 1, sizeof *rd->outp);
+    return rd->req && rd->bufs && rd->inbuf && rd->outbuf && rd->outp
+               ? 0
+               : tacio_fail(TACIO_ENOMEM, "out of memory");
+}
+
+static char *round_alloc(struct call *c, struct round *rd, int64_t n)
+{
+    char *b = malloc((size_t)(n ? n : 1));
+    if (b) {
+        rd->bufs[rd->nbufs++] = b;
+        staged_add(c, n);
+    }
+    return b;
+}
+
+/* Frees what a round allocated; the scaffolding stays. */
+static void round_reset(struct call *c, struct round *rd)
+{
+    for (int i = 0; i < rd->nbufs; i++)
+        free(rd->bufs[i]);
+    rd->nbufs = 0;
+    free(rd->wbuf);
+    rd->wbuf = NULL;
+    rd->all.n = rd->all.bytes = 0;
+    c->staged = 0;
+}
+
+static void round_teardown(struct call *c, struct round *rd)
+{
+    round_reset(c, rd);
+    for (int k = 0; k < c->nout && rd->outp; k++)
+        free(rd->outp[k].p);
+    free(rd->outp);
+    free(rd->mine.p);
+    free(rd->all.p);
+    free(rd->req);
+    free(rd->bufs);
+    free(rd->inbuf);
+    free(rd->outbuf);
+}
+
+/* Complete the round's messages. A rank that already failed keeps its first
+ * error (and its message): the exchange failing after it is a consequence. */
+static int wait_all(struct call *c, struct round *rd, int local)
+{
+    double t0 = exec_now();
+    int rc = MPI_Waitall(rd->nreq, rd->req, MPI_STATUSES_IGNORE);
+    c->t[4] += exec_now() - t0;
+    rd->nreq = 0;
+    if (local)
+        return local;
+    return rc == MPI_SUCCESS ? 0 : exec_fail_class(MPI_ERR_OTHER, "message exchange failed");
+}
+
+/* Tsujita's ordered collection: when the plan orders senders, a round runs
+ * in steps, and in step t each aggregator exchanges only with the ranks of
+ * the host t places after its own (in host order), so no host's ranks are
+ * drained by many aggregators at once. Unordered plans use one step. */
+static int msg_step(const struct call *c, int sender, int agg)
+{
+    if (c->nsteps == 1)
+        return 0;
+    const struct tacio_topo *t = c->f->topo;
+    int hs = t->host_order[t->rank_host[sender]], ha = t->host_order[t->rank_host[agg]];
+    return (hs - ha + c->nsteps) % c->nsteps;
+}
+
+/* The counts a link announced must be what this rank finds now. */
+static int check_counts(const struct link *l, int64_t r, const struct piece_list *p)
+{
+    if (p->n == l->np[r - l->r0] && p->bytes == l->bytes[r - l->r0])
+        return 0;
+    return tacio_fail(TACIO_EINVAL, "internal: round %lld of FD %d changed size", (long long)r,
+                      l->fd);
+}
+
+/* Pack (offset, length) pairs, then (data) the bytes from the user buffer. */
+static void pack_pieces(const struct call *c, const struct piece_list *p, char *b, bool data)
+{
+    int64_t *hdr = (int64_t *)b;
+    char *at = b + 16 * p->n;
+    for (int64_t i = 0; i < p->n; i++) {
+        hdr[2 * i] = p->p[i].off;
+        hdr[2 * i + 1] = p->p[i].len;
+        if (data)
+            flat_gather(c->mt, c->buf, p->p[i].spos - c->s0, p->p[i].len, at);
+        at += p->p[i].len;
+    }
+}
+
+/* Write, sender side: header and data in one message per FD fed. After a
+ * failure the messages still go, empty, so no aggregator waits forever. */
+static int write_sends(struct call *c, struct round *rd, int64_t r, int local, int step)
+{
+    static char nothing;
+    for (int k = 0; k < c->nout; k++) {
+        const struct link *l = &c->out[k];
+        if (!in_round(l, r) || msg_step(c, c->f->rank, l->peer) != step)
+            continue;
+        struct ranges w;
+        round_window(c, l->fd, r, &w);
+        local = local ? local : my_pieces(c, &w, &rd->mine);
+        local = local ? local : check_counts(l, r, &rd->mine);
+        int64_t size = 16 * rd->mine.n + rd->mine.bytes;
+        char *b = local ? NULL : round_alloc(c, rd, size);
+        if (!local && !b)
+            local = tacio_fail(TACIO_ENOMEM, "out of memory packing %lld bytes", (long long)size);
+        if (b)
+            pack_pieces(c, &rd->mine, b, true);
+        MPI_Isend(b ? b : &nothing, b ? (int)size : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
+                  &rd->req[rd->nreq++]);
+    }
+    return local;
+}
+
+/* Write, aggregator side: one receive per rank with data in the window;
+ * after a failure into nothing (an over-long message then fails the
+ * receive instead of hanging the sender). */
+static int write_receives(struct call *c, struct round *rd, int64_t r, int local, int step)
+{
+    static char nothing;
+    for (int k = 0; k < c->nin; k++) {
+        const struct link *l = &c->in[k];
+        if (!in_round(l, r) || msg_step(c, l->peer, c->f->rank) != step)
+            continue;
+        int64_t np = l->np[r - l->r0], size = 16 * np + l->bytes[r - l->r0];
+        char *b = local ? NULL : round_alloc(c, rd, size);
+        if (!local && !b)
+            local = tacio_fail(TACIO_ENOMEM, "out of memory staging %lld bytes", (long long)size);
+        rd->inbuf[k] = b;
+        MPI_Irecv(b ? b : &nothing, b ? (int)size : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
+                  &rd->req[rd->nreq++]);
+    }
+    return local;
+}
+
+/* The window's pieces from the messages received in this round. */
+static int collect_pieces(struct call *c, struct round *rd, int64_t r, const struct ranges *w,
+                          bool with_data)
+{
+    int rc = 0;
+    for (int k = 0; k < c->nin && !rc; k++) {
+        const struct link *l = &c->in[k];
+        if (!rd->inbuf[k])
+            continue;
+        int64_t np = l->np[r - l->r0];
+        rc = pieces_from_header((const int64_t *)rd->inbuf[k], np,
+                                with_data ? rd->inbuf[k] + 16 * np : NULL, w, &rd->all);
+    }
+    return rc;
+}
+
+/* Write, aggregator: read the holes (read-modify-write), place, write. */
+static int write_window(struct call *c, struct round *rd, int64_t r)
+{
+    struct ranges w;
+    struct span sp[64];
+    round_window(c, c->my_fd, r, &w);
+    int rc = collect_pieces(c, rd, r, &w, true);
+    if (rc || rd->all.n == 0)
+        return rc;
+    double t0 = exec_now();
+    window_spans(&w, &rd->all, sp);
+    rd->wbuf = malloc((size_t)window_bytes(&w));
+    staged_add(c, window_bytes(&w));
+    rc = rd->wbuf ? span_io(c, &w, sp, rd->wbuf, false, true)
+                  : tacio_fail(TACIO_ENOMEM, "out of memory for the window");
+    for (int64_t k = 0; !rc && k < rd->all.n; k++)
+        memcpy(rd->wbuf + wpos(&w, rd->all.p[k].off), rd->all.p[k].data, (size_t)rd->all.p[k].len);
+    if (!rc)
+        rc = span_io(c, &w, sp, rd->wbuf, true, false);
+    c->t[5] += exec_now() - t0;
+    return rc;
+}
+
+static int write_round(struct call *c, struct round *rd, int64_t r)
+{
+    int local = 0;
+    memset(rd->inbuf, 0, sizeof(char *) * (size_t)c->nin);
+    for (int step = 0; step < c->nsteps; step++) {
+        double t0 = exec_now();
+        local = write_sends(c, rd, r, local, step);
+        if (c->my_fd >= 0)
+            local = write_receives(c, rd, r, local, step);
+        c->t[3] += exec_now() - t0;
+        local = wait_all(c, rd, local);
+    }
+    if (!local && c->my_fd >= 0)
+        local = write_window(c, rd, r);
+    round_reset(c, rd);
+    return exec_agree(c->f->comm, local);
+}
+
+/* Read, first: every rank tells the aggregators which pieces it wants. */
+static int read_requests(struct call *c, struct round *rd, int64_t r, int local)
+{
+    static char nothing;
+    for (int k = 0; k < c->nout; k++) {
+        const struct link *l = &c->out[k];
+        rd->outbuf[k] = NULL;
+        if (!in_round(l, r))
+            continue;
+        struct ranges w;
+        round_window(c, l->fd, r, &w);
+        local = local ? local : my_pieces(c, &w, &rd->outp[k]);
+        local = local ? local : check_counts(l, r, &rd->outp[k]);
+        char *b = local ? NULL : round_alloc(c, rd, 16 * rd->outp[k].n);
+        if (!local && !b)
+            local = tacio_fail(TACIO_ENOMEM, "out of memory");
+        if (b)
+            pack_pieces(c, &rd->outp[k], b, false);
+        MPI_Isend(b ? b : &nothing, b ? 16 * (int)rd->outp[k].n : 0, MPI_BYTE, l->peer, TAG_REQ,
+                  c->f->comm, &rd->req[rd->nreq++]);
+    }
+    for (int k = 0; k < c->nin; k++) {
+        const struct link *l = &c->in[k];
+        rd->inbuf[k] = NULL;
+        if (!in_round(l, r))
+            continue;
+        int64_t size = 16 * l->np[r - l->r0];
+        char *b = local ? NULL : round_alloc(c, rd, size);
+        if (!local && !b)
+            local = tacio_fail(TACIO_ENOMEM, "out of memory");
+        rd->inbuf[k] = b;
+        MPI_Irecv(b ? b : &nothing, b ? (int)size : 0, MPI_BYTE, l->peer, TAG_REQ, c->f->comm,
+                  &rd->req[rd->nreq++]);
+    }
+    return local;
+}
+
+/* Read, aggregator: the window's spans, read once. */
+static int read_window(struct call *c, struct round *rd, int64_t r)
+{
+    struct ranges w;
+    struct span sp[64];
+    round_window(c, c->my_fd, r, &w);
+    int rc = collect_pieces(c, rd, r, &w, false);
+    if (rc || rd->all.n == 0)
+        return rc;
+    double t0 = exec_now();
+    window_spans(&w, &rd->all, sp);
+    rd->wbuf = malloc((size_t)window_bytes(&w));
+    staged_add(c, window_bytes(&w));
+    rc = rd->wbuf ? span_io(c, &w, sp, rd->wbuf, false, false)
+                  : tacio_fail(TACIO_ENOMEM, "out of memory for the window");
+    c->t[5] += exec_now() - t0;
+    return rc;
+}
+
+/* Read, aggregator: each requester of this step gets its pieces' bytes. */
+static int read_replies(struct call *c, struct round *rd, int64_t r, int local, int step)
+{
+    static char nothing;
+    struct ranges w;
+    round_window(c, c->my_fd, r, &w);
+    for (int k = 0; k < c->nin; k++) {
+        const struct link *l = &c->in[k];
+        if (!in_round(l, r) || msg_step(c, l->peer, c->f->rank) != step)
+            continue;
+        int64_t np = l->np[r - l->r0], bytes = l->bytes[r - l->r0];
+        char *b = local || !rd->inbuf[k] ? NULL : round_alloc(c, rd, bytes);
+        if (!local && !b)
+            local = tacio_fail(TACIO_ENOMEM, "out of memory");
+        const int64_t *hdr = (const int64_t *)rd->inbuf[k];
+        for (int64_t q = 0, pos = 0; b && q < np; pos += hdr[2 * q + 1], q++)
+            memcpy(b + pos, rd->wbuf + wpos(&w, hdr[2 * q]), (size_t)hdr[2 * q + 1]);
+        MPI_Isend(b ? b : &nothing, b ? (int)bytes : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
+                  &rd->req[rd->nreq++]);
+    }
+    return local;
+}
+
+/* Read, requester: receive this step's bytes. */
+static int read_receives(struct call *c, struct round *rd, int64_t r, int local, int step)
+{
+    static char nothing;
+    for (int k = 0; k < c->nout; k++) {
+        const struct link *l = &c->out[k];
+        if (!in_round(l, r) || msg_step(c, c->f->rank, l->peer) != step)
+            continue;
+        char *b = local ? NULL : round_alloc(c, rd, rd->outp[k].bytes);
+        if (!local && !b)
+            local = tacio_fail(TACIO_ENOMEM, "out of memory");
+        rd->outbuf[k] = b;
+        MPI_Irecv(b ? b : &nothing, b ? (int)rd->outp[k].bytes : 0, MPI_BYTE, l->peer, TAG_DATA,
+                  c->f->comm, &rd->req[rd->nreq++]);
+    }
+    return local;
+}
+
+static void read_unpack(struct call *c, struct round *rd)
+{
+    for (int k = 0; k < c->nout; k++) {
+        const struct piece_list *p = &rd->outp[k];
+        for (int64_t i = 0, pos = 0; rd->outbuf[k] && i < p->n; pos += p->p[i++].len)
+            flat_scatter(c->mt, c->buf, p->p[i].spos - c->s0, p->p[i].len, rd->outbuf[k] + pos);
+    }
+}
+
+static int read_round(struct call *c, struct round *rd, int64_t r)
+{
+    double t0 = exec_now();
+    int local = read_requests(c, rd, r, 0);
+    c->t[3] += exec_now() - t0;
+    local = wait_all(c, rd, local);
+    if (!local && c->my_fd >= 0)
+        local = read_window(c, rd, r);
+    for (int step = 0; step < c->nsteps; step++) {
+        t0 = exec_now();
+        if (c->my_fd >= 0)
+            local = read_replies(c, rd, r, local, step);
+        local = read_receives(c, rd, r, local, step);
+        c->t[3] += exec_now() - t0;
+        local = wait_all(c, rd, local);
+    }
+    if (!local)
+        read_unpack(c, rd);
+    round_reset(c, rd);
+    return exec_agree(c->f->comm, local);
+}
+
+/* ---- the rounds ---- */
+
+static void count_rounds(struct call *c)
+{
+    c->my_fd = -1;
+    c->rounds = 0;
+    for (int j = 0; j < c->plan->part.n; j++) {
+        if (c->plan->agg[j] == c->f->rank)
+            c->my_fd = j;
+        c->rounds = max64(c->rounds, fd_rounds(c, j));
+    }
+    c->nsteps = c->ordered ? c->f->topo->nused_hosts : 1;
+}
+
+int coll_rounds(struct call *c)
+{
+    count_rounds(c);
+    double t0 = exec_now();
+    int rc = exchange_links(c);
+    c->t[3] += exec_now() - t0;
+    struct round rd = {0};
+    if (!rc)
+        rc = exec_agree(c->f->comm, round_setup(c, &rd));
+    for (int64_t r = 0; !rc && r < c->rounds; r++)
+        rc = c->is_write ? write_round(c, &rd, r) : read_round(c, &rd, r);
+    round_teardown(c, &rd);
+    return rc;
+}
