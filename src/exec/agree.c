@@ -132,15 +132,9 @@ int tacio_error_string(int code, char *out, int *len)
     return MPI_SUCCESS;
 }
 
-int exec_agree(MPI_Comm comm, int local)
+/* Every rank learns the first failing rank's error class and message. */
+static int agreed_failure(MPI_Comm comm, int rank, int first, int local)
 {
-    int rank, nprocs, me, first;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
-    me = local ? rank : nprocs;
-    MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first == nprocs)
-        return MPI_SUCCESS;
     struct {
         int cls;
         char msg[496];
@@ -155,6 +149,26 @@ int exec_agree(MPI_Comm comm, int local)
         return remember(e.cls, e.msg);
     MPI_Add_error_string(code, e.msg);
     return remember(code, e.msg);
+}
+
+int exec_agree_max(MPI_Comm comm, int local, int64_t *vals, int n)
+{
+    int rank, nprocs;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    int64_t in[8], out[8]; /* the lowest failing rank has the highest key */
+    in[0] = local ? nprocs - rank : 0;
+    for (int i = 0; i < n && i < 7; i++)
+        in[i + 1] = vals[i];
+    MPI_Allreduce(in, out, 1 + (n < 7 ? n : 7), MPI_INT64_T, MPI_MAX, comm);
+    for (int i = 0; i < n && i < 7; i++)
+        vals[i] = out[i + 1];
+    return out[0] ? agreed_failure(comm, rank, nprocs - (int)out[0], local) : MPI_SUCCESS;
+}
+
+int exec_agree(MPI_Comm comm, int local)
+{
+    return exec_agree_max(comm, local, NULL, 0);
 }
 
 /* ---- hints ---- */

@@ -126,11 +126,12 @@ int exec_collective(struct tacio_file *f, int64_t offset, void *buf, int64_t cou
     double t1 = exec_now();
     int rc = coll_plan(&c, local);
     c.t[2] = exec_now() - t1;
-    if (!rc && c.plan)
+    if (!rc && c.has_rounds)
         rc = coll_rounds(&c);
     c.t[0] = exec_now() - t0;
     if (!rc) {
-        reduce_peaks(&c);
+        if (!c.peaks_agreed)
+            reduce_peaks(&c);
         if (offset < 0)
             f->fp += c.n / f->etype_size;
         if (status != MPI_STATUS_IGNORE)

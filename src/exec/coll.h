@@ -36,8 +36,12 @@ struct call {
      * on rank 0, which planned) */
     struct tacio_plan *plan;
     int *nsenders; /* per FD: ranks feeding it */
-    bool ordered;  /* the plan orders collection (Tsujita) */
-    int plan_rc;   /* an error already agreed while planning */
+    bool ordered;    /* the plan orders collection (Tsujita) */
+    bool has_rounds; /* rank 0 sent a plan: the rounds follow (c->plan NULL: this rank
+                        could not take it, and coll_rounds agrees on failing) */
+    int plan_rc;     /* this rank's first failure while planning, not yet agreed */
+    int peer_failed; /* rank 0: planning stopped because another rank failed */
+    struct comm row; /* this rank's row of C for the partition asked last */
     int my_fd;     /* FD this rank aggregates, or -1 */
     int64_t rounds;
     int nsteps; /* collection steps per round: hosts when the plan orders them */
@@ -45,6 +49,7 @@ struct call {
     int nout, nin;
     /* metadata and staged data held, now and at most (stats) */
     int64_t meta, meta_peak, staged, staged_peak;
+    bool peaks_agreed; /* the last round's agreement took the maxima */
     double t[6];
 };
 
@@ -60,8 +65,9 @@ static inline void staged_add(struct call *c, int64_t bytes)
     c->staged_peak = max64(c->staged_peak, c->staged);
 }
 
-/* st2: the plan, the same on every rank (c->plan NULL: nobody accesses a
- * byte). local: this rank's st1 result. Returns the agreed result. */
+/* st2: the plan, the same on every rank (no rounds: nobody accesses a
+ * byte). local: this rank's st1 result. Returns 0, or a failure agreed by
+ * every rank. */
 int coll_plan(struct call *c, int local);
 void coll_plan_free(struct call *c);
 

@@ -1,18 +1,39 @@
 /* st2 at scale: rank 0 plans, every rank helps with what only it knows.
  *
- * Rank 0 gathers each rank's span and bytes (or, for strategies that read
- * the byte distribution, SUMMARY_RUNS byte quantiles of its access) and runs
- * the planning core on that summary. Whenever the core needs C for a
- * partition, rank 0 broadcasts the partition and every rank answers with its
- * own exact row (CMD_ROWS); CMD_DONE ends the exchange. Rank 0 then
- * broadcasts the plan: FDs, aggregators, senders per FD, metrics. */
+ * Rank 0 gathers each rank's status and span (or, for strategies that read
+ * the byte distribution, SUMMARY_RUNS byte quantiles of its access) in one
+ * fixed-size gather and runs the planning core on that summary. Whenever the
+ * core needs C for a partition, rank 0 broadcasts the partition (CMD_ROWS)
+ * and every rank answers with its own exact row, in the same fixed-size way
+ * when rows are short. The last broadcast carries the plan (CMD_DONE), or
+ * says there is none, or that planning failed. Errors travel up in the
+ * gathers and down in the broadcasts, so a call that succeeds spends two
+ * collectives per partition planned and none on agreement. */
 #include "coll.h"
 
 #include <string.h>
 
 #define SUMMARY_RUNS 16
+#define ROW_CAP 8   /* row entries that ride in the fixed-size gather */
+#define CHUNK_FDS 64 /* FDs per broadcast */
 
-enum { CMD_ROWS = 1, CMD_DONE_OK, CMD_DONE_AGREED, CMD_DONE_FAILED };
+enum { CMD_ROWS = 1, CMD_ROWS_FULL, CMD_DONE, CMD_NO_PLAN, CMD_FAILED };
+
+struct plan_head {
+    int ordered, mem_shortfall;
+    int64_t lap_cost;
+    struct metrics m;
+    char strategy[32], detail[160];
+};
+
+/* A broadcast from rank 0: a command, a partition's (or plan's) shape and
+ * its first FDs; FD j as start, end, unit, stride (+ aggregator, senders in
+ * a plan). */
+struct order {
+    int64_t cmd, n, striped, unit;
+    struct plan_head head;
+    int64_t w[6 * CHUNK_FDS];
+};
 
 int coll_own_row(const struct call *c, const struct partition *part, struct comm *row)
 {
@@ -24,95 +45,240 @@ int coll_own_row(const struct call *c, const struct partition *part, struct comm
     return rc;
 }
 
-/* ---- the summary ---- */
+/* Keeps this rank's first failure for the agreement that follows. */
+static int note_failure(struct call *c, int rc)
+{
+    if (rc && !c->plan_rc)
+        c->plan_rc = rc;
+    return rc;
+}
 
-/* This rank's access as k runs of equal bytes: (off, len, bytes) each. The
- * runs are disjoint because the access is monotonic in the file. */
-static int summarize(const struct call *c, int k, int64_t *out)
+/* ---- FDs in chunks ---- */
+
+static void chunk_fill(const struct call *c, struct order *o, const struct partition *part,
+                       int64_t j0, int wpf)
+{
+    for (int64_t j = j0; j < o->n && j < j0 + CHUNK_FDS; j++) {
+        const struct fdom *fd = &part->fd[j];
+        int64_t *w = o->w + wpf * (j - j0);
+        w[0] = fd->start, w[1] = fd->end, w[2] = fd->unit, w[3] = fd->stride;
+        if (wpf == 6)
+            w[4] = c->plan->agg[j], w[5] = c->nsenders[j];
+    }
+}
+
+static void chunk_take(struct call *c, const struct order *o, struct partition *part, int64_t j0,
+                       int wpf)
+{
+    for (int64_t j = j0; j < o->n && j < j0 + CHUNK_FDS; j++) {
+        const int64_t *w = o->w + wpf * (j - j0);
+        part->fd[j] = (struct fdom){w[0], w[1], w[2], w[3]};
+        if (wpf == 6)
+            c->plan->agg[j] = (int)w[4], c->nsenders[j] = (int)w[5];
+    }
+}
+
+/* Rank 0 sends an order (its first chunk filled here); everybody then
+ * passes the FDs past the first chunk. A receiver whose part is NULL (it
+ * could not allocate) still takes part. */
+static void order_bcast(struct call *c, struct order *o, const struct partition *src, int wpf)
+{
+    if (c->f->rank == 0 && src)
+        chunk_fill(c, o, src, 0, wpf);
+    MPI_Bcast(o, sizeof *o, MPI_BYTE, 0, c->f->comm);
+}
+
+static void chunks_bcast(struct call *c, struct order *o, struct partition *part, int wpf)
+{
+    bool root = c->f->rank == 0;
+    for (int64_t j0 = 0; j0 < o->n; j0 += CHUNK_FDS) {
+        if (j0 > 0) {
+            if (root)
+                chunk_fill(c, o, part, j0, wpf);
+            MPI_Bcast(o->w, (int)(wpf * min64(CHUNK_FDS, o->n - j0)), MPI_INT64_T, 0,
+                      c->f->comm);
+        }
+        if (!root && part)
+            chunk_take(c, o, part, j0, wpf);
+    }
+}
+
+/* ---- rows of C, on request ---- */
+
+#define ROW_WORDS (2 + 2 * ROW_CAP)
+
+/* Rank 0: C from the fixed-size gather (every row fits). */
+static int rows_from_fixed(struct call *c, const int64_t *all, int nfd, struct comm *out)
+{
+    int p = c->f->nprocs;
+    int64_t nnz = 0;
+    for (int r = 0; r < p; r++)
+        nnz += all[ROW_WORDS * r + 1];
+    int64_t *row_ptr = malloc(sizeof(int64_t) * (size_t)(p + 1));
+    int64_t *val = malloc(sizeof(int64_t) * (size_t)(nnz + 1));
+    int *col = malloc(sizeof(int) * (size_t)(nnz + 1));
+    if (!row_ptr || !val || !col) {
+        free(row_ptr), free(val), free(col);
+        return tacio_fail(TACIO_ENOMEM, "out of memory building C");
+    }
+    for (int r = 0, k = 0; r < p; r++) {
+        row_ptr[r] = k;
+        for (int64_t q = 0; q < all[ROW_WORDS * r + 1]; q++, k++) {
+            col[k] = (int)all[ROW_WORDS * r + 2 + 2 * q];
+            val[k] = all[ROW_WORDS * r + 3 + 2 * q];
+        }
+    }
+    row_ptr[p] = nnz;
+    meta_add(c, nnz * 24 + 16 * (int64_t)(p + nfd));
+    return comm_from_rows(p, nfd, row_ptr, col, val, out);
+}
+
+/* Every rank: its whole row, gathered on rank 0 (some rows were long). */
+static int rows_full(struct call *c, int nfd, struct comm *out)
+{
+    int p = c->f->nprocs, root = c->f->rank == 0, n = (int)c->row.nnz;
+    int *counts = root ? malloc(sizeof(int) * (size_t)p) : NULL;
+    int *displs = root ? malloc(sizeof(int) * (size_t)p) : NULL;
+    int *col = NULL;
+    int64_t *val = NULL, *row_ptr = NULL;
+    int rc = !root || (counts && displs) ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, c->f->comm);
+    int64_t total = 0;
+    for (int r = 0; root && r < p; r++) {
+        displs[r] = (int)total;
+        total += counts ? counts[r] : 0;
+    }
+    if (root && !rc) {
+        col = malloc(sizeof(int) * (size_t)(total + 1));
+        val = malloc(sizeof(int64_t) * (size_t)(total + 1));
+        row_ptr = malloc(sizeof(int64_t) * (size_t)(p + 1));
+        rc = col && val && row_ptr && total < INT32_MAX ? 0 : tacio_fail(TACIO_ENOMEM, "C too large");
+    }
+    /* a root that failed receives nothing: its counts are zero */
+    for (int r = 0; root && rc && counts && r < p; r++)
+        counts[r] = displs[r] = 0;
+    MPI_Gatherv(c->row.col, n, MPI_INT, col, counts, displs, MPI_INT, 0, c->f->comm);
+    MPI_Gatherv(c->row.val, n, MPI_INT64_T, val, counts, displs, MPI_INT64_T, 0, c->f->comm);
+    if (root && !rc) {
+        for (int r = 0; r <= p; r++)
+            row_ptr[r] = r < p ? displs[r] : total;
+        meta_add(c, total * 24 + 16 * (int64_t)(p + nfd));
+        rc = comm_from_rows(p, nfd, row_ptr, col, val, out);
+        row_ptr = NULL, col = NULL, val = NULL;
+    }
+    free(counts), free(displs), free(col), free(val), free(row_ptr);
+    return rc;
+}
+
+/* Every rank: its row of C for part (NULL: it could not receive it),
+ * gathered on rank 0 into *out. */
+static int gather_rows(struct call *c, const struct partition *part, struct comm *out)
+{
+    comm_free(&c->row);
+    int local = part ? coll_own_row(c, part, &c->row) : c->plan_rc;
+    note_failure(c, local);
+    int64_t mine[ROW_WORDS] = {local != 0, local ? 0 : min64(c->row.nnz, ROW_CAP + 1)};
+    for (int64_t k = 0; !local && k < c->row.nnz && k < ROW_CAP; k++)
+        mine[2 + 2 * k] = c->row.col[k], mine[3 + 2 * k] = c->row.val[k];
+    bool root = c->f->rank == 0;
+    int64_t *all = root ? malloc(sizeof(int64_t) * ROW_WORDS * (size_t)c->f->nprocs) : NULL;
+    int rc = !root || all ? 0 : note_failure(c, tacio_fail(TACIO_ENOMEM, "out of memory"));
+    static int64_t sink[ROW_WORDS]; /* a root that failed still takes part */
+    if (root && !all)
+        MPI_Gather(mine, ROW_WORDS, MPI_INT64_T, sink, 0, MPI_INT64_T, 0, c->f->comm);
+    else
+        MPI_Gather(mine, ROW_WORDS, MPI_INT64_T, all, ROW_WORDS, MPI_INT64_T, 0, c->f->comm);
+    if (!root || rc) {
+        free(all);
+        return rc ? rc : local;
+    }
+    bool long_rows = false;
+    rc = local;
+    for (int r = 1; r < c->f->nprocs && !rc; r++) { /* rank 0 knows its own */
+        if (all[ROW_WORDS * r])
+            rc = c->peer_failed = tacio_fail(TACIO_EIO, "rank %d failed", r);
+        long_rows |= all[ROW_WORDS * r + 1] > ROW_CAP;
+    }
+    if (!rc && long_rows) {
+        struct order o = {.cmd = CMD_ROWS_FULL};
+        order_bcast(c, &o, NULL, 4);
+        rc = note_failure(c, rows_full(c, part->n, out));
+    } else if (!rc)
+        rc = note_failure(c, rows_from_fixed(c, all, part->n, out));
+    free(all);
+    return rc;
+}
+
+/* Rank 0's comm_of: ask every rank for its row. */
+static int rows_from_ranks(const struct plan_ctx *ctx, const struct partition *part,
+                           struct comm *out)
+{
+    struct call *c = ctx->comm_arg;
+    struct order o = {.cmd = CMD_ROWS, .n = part->n, .striped = part->striped, .unit = part->unit};
+    order_bcast(c, &o, part, 4);
+    chunks_bcast(c, &o, (struct partition *)part, 4);
+    return gather_rows(c, part, out);
+}
+
+/* The other ranks: answer rank 0's requests until it sends anything else. */
+static void serve_rows(struct call *c, struct order *o)
+{
+    for (;;) {
+        order_bcast(c, o, NULL, 4);
+        if (o->cmd == CMD_ROWS_FULL) {
+            rows_full(c, 0, NULL);
+            continue;
+        }
+        if (o->cmd != CMD_ROWS)
+            return;
+        struct partition part = {0};
+        int rc = note_failure(c, partition_alloc(&part, (int)o->n));
+        part.striped = o->striped;
+        part.unit = o->unit;
+        chunks_bcast(c, o, rc ? NULL : &part, 4);
+        gather_rows(c, rc ? NULL : &part, NULL);
+        partition_free(&part);
+    }
+}
+
+/* ---- the summary and the plan ---- */
+
+#define SUMMARY_WORDS (2 + 3 * SUMMARY_RUNS)
+
+/* [failed, runs, then per run (off, len, bytes)]: this rank's access as k
+ * runs of equal bytes. The runs are disjoint because the access is
+ * monotonic in the file. */
+static void summarize(const struct call *c, int local, int k, int64_t *out)
 {
     int m = 0;
-    for (int q = 0; q < k; q++) {
+    for (int q = 0; q < k && !local; q++) {
         int64_t a = c->s0 + c->n * q / k, b = c->s0 + c->n * (q + 1) / k;
         if (b <= a)
             continue;
         int64_t lo = view_offset_of(&c->v, a), hi = view_offset_of(&c->v, b - 1) + 1;
-        out[3 * m] = lo;
-        out[3 * m + 1] = hi - lo;
-        out[3 * m + 2] = b - a;
+        out[2 + 3 * m] = lo, out[3 + 3 * m] = hi - lo, out[4 + 3 * m] = b - a;
         m++;
     }
-    return m;
-}
-
-struct gathered {
-    int *counts, *displs;
-    int64_t *all;
-};
-
-static void gathered_free(struct gathered *g)
-{
-    free(g->counts);
-    free(g->displs);
-    free(g->all);
-    memset(g, 0, sizeof *g);
-}
-
-/* Gather n int64 from every rank on rank 0 (counts in int64). A rank passes
- * n < 0 when it failed later than local, its own earlier result; rank 0
- * then fails. The result is agreed. */
-static int gather_on_root(struct call *c, int local, const int64_t *mine, int n,
-                          struct gathered *g)
-{
-    MPI_Comm comm = c->f->comm;
-    int p = c->f->nprocs, root = c->f->rank == 0;
-    if (root && !local) {
-        g->counts = malloc(sizeof(int) * (size_t)p);
-        g->displs = malloc(sizeof(int) * (size_t)p);
-        local = g->counts && g->displs ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
-    }
-    int rc = exec_agree(comm, local);
-    if (rc)
-        return rc;
-    MPI_Gather(&n, 1, MPI_INT, g->counts, 1, MPI_INT, 0, comm);
-    int64_t total = 0;
-    for (int r = 0; root && r < p && !local; r++) {
-        if (g->counts[r] < 0)
-            local = tacio_fail(TACIO_ENOMEM, "rank %d failed (out of memory)", r);
-        g->displs[r] = (int)total;
-        total += g->counts[r];
-    }
-    if (root && !local && total >= INT32_MAX)
-        local = tacio_fail(TACIO_ENOMEM, "%lld words of plan input is too many for rank 0",
-                           (long long)total);
-    if (root && !local && !(g->all = malloc(sizeof(int64_t) * (size_t)(total ? total : 1))))
-        local = tacio_fail(TACIO_ENOMEM, "out of memory for the plan input");
-    if (root && !local)
-        meta_add(c, total * 8 + 8 * (int64_t)p);
-    rc = exec_agree(comm, local);
-    if (!rc)
-        MPI_Gatherv(mine, n > 0 ? n : 0, MPI_INT64_T, g->all, g->counts, g->displs, MPI_INT64_T, 0,
-                    comm);
-    return rc;
+    out[0] = local != 0;
+    out[1] = m;
 }
 
 /* Rank 0: the summary pattern from the gathered runs. */
-static int summary_pattern(const struct call *c, const struct gathered *g,
+static int summary_pattern(const struct call *c, const int64_t *all, int words,
                            struct tacio_pattern **out)
 {
     int p = c->f->nprocs;
     int64_t n = 0;
     for (int r = 0; r < p; r++)
-        n += g->counts[r] / 3;
+        n += all[words * r + 1];
     int64_t *first = malloc(sizeof(int64_t) * (size_t)(p + 1));
     int64_t *arr = malloc(sizeof(int64_t) * (size_t)(3 * n + 1));
     int rc = first && arr ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
     for (int r = 0, k = 0; !rc && r < p; r++) {
         first[r] = k;
-        for (int q = 0; q < g->counts[r] / 3; q++, k++) {
-            const int64_t *run = g->all + g->displs[r] + 3 * q;
-            arr[k] = run[0];
-            arr[n + k] = run[1];
-            arr[2 * n + k] = run[2];
+        for (int q = 0; q < all[words * r + 1]; q++, k++) {
+            const int64_t *run = all + words * r + 2 + 3 * q;
+            arr[k] = run[0], arr[n + k] = run[1], arr[2 * n + k] = run[2];
         }
     }
     if (!rc) {
@@ -124,111 +290,45 @@ static int summary_pattern(const struct call *c, const struct gathered *g,
     return rc;
 }
 
-/* ---- rows of C, on request ---- */
-
-/* Every rank: its row of C for part, gathered on rank 0 into *out. */
-static int gather_rows(struct call *c, const struct partition *part, struct comm *out)
+static int plan_on_root(struct call *c, const int64_t *all, int words)
 {
-    struct comm row = {0};
-    int local = coll_own_row(c, part, &row);
-    int64_t *pairs = local ? NULL : malloc(sizeof(int64_t) * (size_t)(2 * row.nnz + 1));
-    if (!local && !pairs)
-        local = tacio_fail(TACIO_ENOMEM, "out of memory");
-    for (int64_t k = 0; !local && k < row.nnz; k++) {
-        pairs[2 * k] = row.col[k];
-        pairs[2 * k + 1] = row.val[k];
-    }
-    struct gathered g = {0};
-    int rc = gather_on_root(c, 0, pairs, local ? -1 : (int)(2 * row.nnz), &g);
-    comm_free(&row);
-    free(pairs);
-    if (rc || c->f->rank != 0) {
-        gathered_free(&g);
-        return rc;
-    }
-    int p = c->f->nprocs;
-    int64_t nnz = (g.displs[p - 1] + g.counts[p - 1]) / 2;
-    int64_t *row_ptr = malloc(sizeof(int64_t) * (size_t)(p + 1)), *val = malloc(8 * (nnz + 1));
-    int *col = malloc(sizeof(int) * (size_t)(nnz + 1));
-    if (!row_ptr || !val || !col) {
-        free(row_ptr), free(val), free(col), gathered_free(&g);
-        return tacio_fail(TACIO_ENOMEM, "out of memory building C");
-    }
-    for (int r = 0; r < p; r++)
-        row_ptr[r] = g.displs[r] / 2;
-    row_ptr[p] = nnz;
-    for (int64_t k = 0; k < nnz; k++) {
-        col[k] = (int)g.all[2 * k];
-        val[k] = g.all[2 * k + 1];
-    }
-    gathered_free(&g);
-    meta_add(c, nnz * 24 + 16 * (int64_t)(p + part->n));
-    return comm_from_rows(p, part->n, row_ptr, col, val, out);
-}
-
-/* The FDs of a partition travel as (start, end, unit, stride). */
-static int bcast_partition(struct call *c, struct partition *part)
-{
-    int64_t hdr[3] = {part->n, part->striped, part->unit};
-    MPI_Bcast(hdr, 3, MPI_INT64_T, 0, c->f->comm);
-    int local = 0;
-    if (c->f->rank != 0) {
-        local = partition_alloc(part, (int)hdr[0]);
-        part->striped = hdr[1];
-        part->unit = hdr[2];
-    }
-    int rc = exec_agree(c->f->comm, local);
-    if (!rc && part->n)
-        MPI_Bcast(part->fd, 4 * part->n, MPI_INT64_T, 0, c->f->comm);
-    return rc;
-}
-
-/* Rank 0's comm_of: ask every rank for its row. */
-static int rows_from_ranks(const struct plan_ctx *ctx, const struct partition *part,
-                           struct comm *out)
-{
-    struct call *c = ctx->comm_arg;
-    int cmd = CMD_ROWS;
-    MPI_Bcast(&cmd, 1, MPI_INT, 0, c->f->comm);
-    int rc = bcast_partition(c, (struct partition *)part);
+    struct tacio_file *f = c->f;
+    if (c->plan_rc)
+        return c->plan_rc;
+    for (int r = 1; r < f->nprocs; r++)
+        if (all[words * r])
+            return c->peer_failed = tacio_fail(TACIO_EIO, "rank %d failed", r);
+    struct tacio_pattern *pat = NULL;
+    int rc = note_failure(c, summary_pattern(c, all, words, &pat));
+    struct plan_ctx ctx = {pat, f->topo, f->hints, 0, 0, rows_from_ranks, c};
     if (!rc)
-        rc = gather_rows(c, part, out);
-    if (rc > 0) /* agreed on every rank: the plan stops here everywhere */
-        c->plan_rc = rc;
-    return rc;
-}
-
-/* The other ranks: answer rank 0's requests until it is done. */
-static int serve_rows(struct call *c)
-{
-    for (;;) {
-        int cmd;
-        MPI_Bcast(&cmd, 1, MPI_INT, 0, c->f->comm);
-        if (cmd != CMD_ROWS)
-            return cmd;
-        struct partition part = {0};
-        int rc = bcast_partition(c, &part);
-        if (!rc)
-            rc = gather_rows(c, &part, NULL);
-        partition_free(&part);
-        if (rc)
-            c->plan_rc = rc;
+        pattern_range(pat, &ctx.lo, &ctx.hi);
+    if (!rc && ctx.lo < ctx.hi)
+        rc = plan_run(&ctx, strategy_find(f->hints->strategy), &c->plan);
+    if (!rc && c->plan) {
+        c->nsenders = malloc(sizeof(int) * (size_t)(c->plan->part.n + 1));
+        rc = c->nsenders ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+        for (int j = 0; !rc && j < c->plan->part.n; j++)
+            c->nsenders[j] = (int)(c->plan->comm.col_ptr[j + 1] - c->plan->comm.col_ptr[j]);
     }
+    tacio_pattern_free(pat);
+    return note_failure(c, rc);
 }
 
-/* ---- the plan, broadcast ---- */
-
-struct plan_head {
-    int nfd; /* -1: no plan, nobody accesses a byte */
-    int ordered, mem_shortfall;
-    bool striped;
-    int64_t unit, lap_cost;
-    struct metrics m;
-    char strategy[32], detail[160];
-};
-
-static int plan_receive(struct call *c, const struct plan_head *h)
+static void head_of(const struct tacio_plan *p, struct plan_head *h)
 {
+    h->ordered = !!p->order;
+    h->mem_shortfall = p->mem_shortfall;
+    h->lap_cost = p->lap_cost;
+    h->m = p->m;
+    memcpy(h->strategy, p->strategy, sizeof h->strategy);
+    memcpy(h->detail, p->detail, sizeof h->detail);
+}
+
+/* A rank other than 0: the plan from rank 0's CMD_DONE. */
+static int plan_from_head(struct call *c, const struct order *o)
+{
+    const struct plan_head *h = &o->head;
     struct tacio_plan *p = xcalloc(1, sizeof *p);
     if (!p)
         return tacio_fail(TACIO_ENOMEM, "out of memory");
@@ -239,91 +339,84 @@ static int plan_receive(struct call *c, const struct plan_head *h)
     p->mem_shortfall = h->mem_shortfall;
     memcpy(p->strategy, h->strategy, sizeof p->strategy);
     memcpy(p->detail, h->detail, sizeof p->detail);
-    int rc = partition_alloc(&p->part, h->nfd);
-    p->part.striped = h->striped;
-    p->part.unit = h->unit;
-    p->agg = malloc(sizeof(int) * (size_t)(h->nfd + 1));
-    return rc ? rc : p->agg ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    int rc = partition_alloc(&p->part, (int)o->n);
+    p->part.striped = o->striped;
+    p->part.unit = o->unit;
+    p->agg = malloc(sizeof(int) * (size_t)(o->n + 1));
+    c->nsenders = malloc(sizeof(int) * (size_t)(o->n + 1));
+    return rc ? rc : p->agg && c->nsenders ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
 }
 
-static int bcast_plan(struct call *c)
+/* Rank 0: the outcome, to everybody. */
+static void send_outcome(struct call *c, int rc)
 {
-    struct tacio_plan *p = c->plan;
-    struct plan_head h;
-    memset(&h, 0, sizeof h); /* padding travels too */
-    h.nfd = p ? p->part.n : -1;
-    if (p) {
-        h.ordered = !!p->order;
-        h.mem_shortfall = p->mem_shortfall;
-        h.striped = p->part.striped;
-        h.unit = p->part.unit;
-        h.lap_cost = p->lap_cost;
-        h.m = p->m;
-        memcpy(h.strategy, p->strategy, sizeof h.strategy);
-        memcpy(h.detail, p->detail, sizeof h.detail);
+    struct order o;
+    memset(&o, 0, sizeof o); /* padding travels too */
+    o.cmd = rc ? CMD_FAILED : c->plan ? CMD_DONE : CMD_NO_PLAN;
+    if (o.cmd == CMD_DONE) {
+        o.n = c->plan->part.n;
+        o.striped = c->plan->part.striped;
+        o.unit = c->plan->part.unit;
+        head_of(c->plan, &o.head);
+        c->ordered = o.head.ordered;
     }
-    MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, c->f->comm);
-    if (h.nfd < 0)
-        return 0;
-    int local = c->f->rank != 0 ? plan_receive(c, &h) : 0;
-    c->nsenders = malloc(sizeof(int) * (size_t)(h.nfd + 1));
-    if (!local && !c->nsenders)
-        local = tacio_fail(TACIO_ENOMEM, "out of memory");
-    int rc = exec_agree(c->f->comm, local);
-    if (rc)
-        return rc;
-    for (int j = 0; c->f->rank == 0 && j < h.nfd; j++)
-        c->nsenders[j] = (int)(p->comm.col_ptr[j + 1] - p->comm.col_ptr[j]);
-    p = c->plan;
-    MPI_Bcast(p->part.fd, 4 * h.nfd, MPI_INT64_T, 0, c->f->comm);
-    MPI_Bcast(p->agg, h.nfd, MPI_INT, 0, c->f->comm);
-    MPI_Bcast(c->nsenders, h.nfd, MPI_INT, 0, c->f->comm);
-    c->ordered = h.ordered;
-    meta_add(c, 40 * (int64_t)h.nfd + (int64_t)sizeof h);
-    return 0;
+    order_bcast(c, &o, c->plan ? &c->plan->part : NULL, 6);
+    if (o.cmd == CMD_DONE)
+        chunks_bcast(c, &o, &c->plan->part, 6);
 }
 
-/* ---- rank 0 plans ---- */
-
-static int plan_on_root(struct call *c, const struct gathered *g)
+/* The others: rank 0's outcome. */
+static int take_outcome(struct call *c, struct order *o)
 {
-    struct tacio_file *f = c->f;
-    struct tacio_pattern *pat = NULL;
-    int rc = summary_pattern(c, g, &pat);
-    struct plan_ctx ctx = {pat, f->topo, f->hints, 0, 0, rows_from_ranks, c};
-    if (!rc)
-        pattern_range(pat, &ctx.lo, &ctx.hi);
-    if (!rc && ctx.lo < ctx.hi)
-        rc = plan_run(&ctx, strategy_find(f->hints->strategy), &c->plan);
-    tacio_pattern_free(pat);
-    return rc;
+    if (o->cmd != CMD_DONE)
+        return o->cmd;
+    int rc = note_failure(c, plan_from_head(c, o));
+    c->ordered = o->head.ordered;
+    chunks_bcast(c, o, rc ? NULL : &c->plan->part, 6);
+    if (rc) { /* no plan to run on: coll_rounds agrees on failing */
+        tacio_plan_free(c->plan);
+        c->plan = NULL;
+    }
+    meta_add(c, 40 * o->n + (int64_t)sizeof *o);
+    return CMD_DONE;
 }
 
 int coll_plan(struct call *c, int local)
 {
     const struct tacio_strategy *s = strategy_find(c->f->hints->strategy);
-    int k = s && s->reads_distribution ? SUMMARY_RUNS : 1;
-    int64_t mine[3 * SUMMARY_RUNS];
-    struct gathered g = {0};
-    int rc = gather_on_root(c, local, mine, 3 * summarize(c, k, mine), &g);
-    if (rc)
-        return rc;
+    int k = s && s->reads_distribution ? SUMMARY_RUNS : 1, words = 2 + 3 * k;
+    int64_t mine[SUMMARY_WORDS];
+    note_failure(c, local);
+    summarize(c, local, k, mine);
+    bool root = c->f->rank == 0;
+    int64_t *all = root ? malloc(sizeof(int64_t) * (size_t)words * (size_t)c->f->nprocs) : NULL;
+    if (root && !all)
+        note_failure(c, tacio_fail(TACIO_ENOMEM, "out of memory for the plan input"));
+    static int64_t sink[SUMMARY_WORDS];
+    MPI_Gather(mine, words, MPI_INT64_T, all ? all : sink, all ? words : 0, MPI_INT64_T, 0,
+               c->f->comm);
     int cmd;
-    if (c->f->rank == 0) {
-        local = plan_on_root(c, &g);
-        cmd = c->plan_rc ? CMD_DONE_AGREED : local ? CMD_DONE_FAILED : CMD_DONE_OK;
-        MPI_Bcast(&cmd, 1, MPI_INT, 0, c->f->comm);
-    } else
-        cmd = serve_rows(c);
-    gathered_free(&g);
-    if (cmd == CMD_DONE_AGREED)
-        return c->plan_rc;
-    rc = exec_agree(c->f->comm, c->f->rank == 0 ? local : 0);
-    return rc ? rc : bcast_plan(c);
+    if (root) {
+        meta_add(c, 8 * (int64_t)words * c->f->nprocs);
+        int rc = all ? plan_on_root(c, all, words) : c->plan_rc;
+        send_outcome(c, rc);
+        cmd = rc ? CMD_FAILED : c->plan ? CMD_DONE : CMD_NO_PLAN;
+    } else {
+        struct order o;
+        serve_rows(c, &o);
+        cmd = take_outcome(c, &o);
+    }
+    free(all);
+    comm_free(&c->row);
+    c->has_rounds = cmd == CMD_DONE;
+    if (cmd == CMD_FAILED) /* whoever failed first says why */
+        return exec_agree(c->f->comm, c->peer_failed ? 0 : c->plan_rc);
+    return 0;
 }
 
 void coll_plan_free(struct call *c)
 {
     tacio_plan_free(c->plan);
     free(c->nsenders);
+    comm_free(&c->row);
 }

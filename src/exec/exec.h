@@ -36,6 +36,9 @@ int exec_flatten(MPI_Datatype t, const struct flat **out, struct flat **owned);
  * exec_errno/exec_class); all ranks return the same MPI error code, whose
  * MPI_Error_string is the first failing rank's message. */
 int exec_agree(MPI_Comm comm, int local_rc);
+/* The same agreement, also taking the maximum over ranks of n <= 7 values
+ * (vals, in place): one allreduce for both. */
+int exec_agree_max(MPI_Comm comm, int local_rc, int64_t *vals, int n);
 /* Record a failure as an MPI error class with a message (returns a local rc). */
 int exec_fail_class(int mpi_class, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int exec_fail_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

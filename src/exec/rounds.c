@@ -133,6 +133,33 @@ static int my_pieces(const struct call *c, const struct ranges *w, struct piece_
     return rc;
 }
 
+/* A round's scaffolding, allocated once per call so that no round can fail
+ * to take part in its messages. */
+struct round {
+    MPI_Request *req;
+    int nreq;
+    char **bufs; /* what the round allocated */
+    int nbufs;
+    char **inbuf, **outbuf;        /* per in link, per out link: this round's message */
+    struct piece_list *outp, mine; /* per out link: this rank's pieces (reads) */
+    struct piece_list all;         /* aggregator: every piece of the window */
+    char *wbuf;
+};
+
+static int round_setup(struct call *c, struct round *rd)
+{
+    memset(rd, 0, sizeof *rd);
+    int n = c->nout + (c->my_fd >= 0 ? c->nsenders[c->my_fd] : 0);
+    rd->req = malloc(sizeof(MPI_Request) * (size_t)(2 * n + 1));
+    rd->bufs = malloc(sizeof(char *) * (size_t)(2 * n + 2));
+    rd->inbuf = xcalloc((size_t)n + 1, sizeof(char *));
+    rd->outbuf = xcalloc((size_t)c->nout + 1, sizeof(char *));
+    rd->outp = xcalloc((size_t)c->nout + 1, sizeof *rd->outp);
+    return rd->req && rd->bufs && rd->inbuf && rd->outbuf && rd->outp
+               ? 0
+               : tacio_fail(TACIO_ENOMEM, "out of memory");
+}
+
 /* ---- st3: links ---- */
 
 /* The rounds of FD j in which this rank has data: per round its pieces and
@@ -169,12 +196,13 @@ static bool in_round(const struct link *l, int64_t r)
     return r >= l->r0 && r < l->r0 + l->nr && l->bytes[r - l->r0] > 0;
 }
 
-/* The FDs this rank feeds (its row of C for the plan's partition). Agreed:
+/* The FDs this rank feeds (its row of C for the plan's partition) and all
+ * the memory the exchange and the rounds need besides their data. Agreed:
  * a rank that cannot tell whom it feeds could not send the counts below. */
-static int links_out(struct call *c)
+static int links_out(struct call *c, struct round *rd, int64_t ***bufs, MPI_Request **req)
 {
     struct comm row = {0};
-    int rc = coll_own_row(c, &c->plan->part, &row);
+    int rc = c->plan_rc ? c->plan_rc : coll_own_row(c, &c->plan->part, &row);
     c->out = rc ? NULL : xcalloc((size_t)row.nnz + 1, sizeof *c->out);
     if (!rc && !c->out)
         rc = tacio_fail(TACIO_ENOMEM, "out of memory");
@@ -184,7 +212,15 @@ static int links_out(struct call *c)
         l->peer = c->plan->agg[l->fd];
     }
     comm_free(&row);
-    return exec_agree(c->f->comm, rc);
+    *bufs = xcalloc((size_t)c->nout + 1, sizeof **bufs);
+    *req = malloc(sizeof **req * (size_t)(c->nout + 1));
+    if (!rc && (!*bufs || !*req))
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory");
+    rc = rc ? rc : round_setup(c, rd);
+    rc = exec_agree(c->f->comm, rc);
+    if (rc)
+        free(*bufs), free(*req);
+    return rc;
 }
 
 static int fill_links_out(struct call *c)
@@ -272,18 +308,17 @@ static int recv_meta(struct call *c, int local)
     return local;
 }
 
-static int exchange_links(struct call *c)
+/* Returns this rank's result, not agreed (round 0 agrees on it), or an
+ * agreed failure (*agreed set). */
+static int exchange_links(struct call *c, struct round *rd, bool *agreed)
 {
-    int rc = links_out(c);
-    if (rc)
-        return rc;
-    int local = fill_links_out(c);
-    int64_t **bufs = xcalloc((size_t)c->nout + 1, sizeof *bufs);
-    MPI_Request *req = malloc(sizeof *req * (size_t)(c->nout + 1));
-    if (!bufs || !req) { /* nothing can be sent: agree before anyone waits */
-        free(bufs), free(req);
-        return exec_agree(c->f->comm, local ? local : tacio_fail(TACIO_ENOMEM, "out of memory"));
-    }
+    int64_t **bufs = NULL;
+    MPI_Request *req = NULL;
+    int local = links_out(c, rd, &bufs, &req);
+    *agreed = local != 0;
+    if (local)
+        return local;
+    local = fill_links_out(c);
     local = send_meta(c, local, bufs, req);
     local = recv_meta(c, local);
     MPI_Waitall(c->nout, req, MPI_STATUSES_IGNORE);
@@ -291,7 +326,7 @@ static int exchange_links(struct call *c)
         free(bufs[k]);
     free(bufs);
     free(req);
-    return exec_agree(c->f->comm, local);
+    return local; /* agreed at the end of round 0 */
 }
 
 void coll_links_free(struct call *c)
@@ -312,12 +347,18 @@ static int cmp_piece(const void *a, const void *b)
     return (x->off > y->off) - (x->off < y->off);
 }
 
-/* Per range of the window: the span [first, last) its pieces cover, and
- * whether holes lie inside it. One pread/pwrite per span (data sieving). */
+/* Per range of the window: the span [first, last) its pieces (all->p[i0,
+ * i1)) cover, whether holes lie inside it, and whether to sieve: read and
+ * write the whole span (one call each, as ROMIO's data sieving does) rather
+ * than one call per run of touching pieces. */
 struct span {
-    int64_t first, last;
-    bool holes;
+    int64_t first, last, i0, i1;
+    bool holes, sieve;
 };
+
+/* A system call costs about as much as moving this many bytes through the
+ * page cache: sieve when the holes are cheaper to move than the calls. */
+#define CALL_BYTES 16384
 
 static void window_spans(const struct ranges *w, struct piece_list *all, struct span *out)
 {
@@ -325,34 +366,64 @@ static void window_spans(const struct ranges *w, struct piece_list *all, struct 
         qsort(all->p, (size_t)all->n, sizeof *all->p, cmp_piece);
     int64_t i = 0;
     for (int k = 0; k < w->n; k++) {
-        int64_t first = -1, end = -1, covered = 0;
+        int64_t first = -1, end = -1, covered = 0, i0 = i, runs = 0;
         for (; i < all->n && all->p[i].off < w->hi[k]; i++) {
             const struct piece *p = &all->p[i];
             first = first < 0 ? p->off : first;
+            runs += p->off > end;
             covered += max64(0, p->off + p->len - max64(p->off, end));
             end = max64(end, p->off + p->len);
         }
-        out[k] = (struct span){first, end, first >= 0 && covered < end - first};
+        bool holes = first >= 0 && covered < end - first;
+        out[k] = (struct span){first, end, i0, i, holes,
+                               holes && runs * CALL_BYTES > 2 * (end - first - covered)};
     }
 }
 
-static int span_io(struct call *c, const struct ranges *w, const struct span *sp, char *wbuf,
-                   bool write, bool holes_only)
+static int io_call(struct call *c, char *at, int64_t len, int64_t off, bool write)
 {
     struct tacio_file *f = c->f;
+    int err = exec_fault(write ? "pwrite" : "pread", f->rank);
+    if (!err)
+        err = -(write ? exec_pwrite_all(f->fd, at, len, off) : exec_pread_all(f->fd, at, len, off));
+    if (err)
+        return exec_fail_errno(err, "%s of %lld bytes at offset %lld of %s",
+                               write ? "pwrite" : "pread", (long long)len, (long long)off,
+                               f->path);
+    return 0;
+}
+
+/* One call per run of touching pieces of a span, to or from the window. */
+static int runs_io(struct call *c, const struct ranges *w, const struct span *sp,
+                   const struct piece_list *all, char *wbuf, bool write)
+{
+    for (int64_t i = sp->i0; i < sp->i1;) {
+        int64_t a = all->p[i].off, b = a + all->p[i].len;
+        for (i++; i < sp->i1 && all->p[i].off <= b; i++)
+            b = max64(b, all->p[i].off + all->p[i].len);
+        int rc = io_call(c, wbuf + wpos(w, a), b - a, a, write);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The window's I/O: a write first reads the holes of the spans it sieves
+ * (read-modify-write), then writes; a read reads. */
+static int span_io(struct call *c, const struct ranges *w, const struct span *sp,
+                   const struct piece_list *all, char *wbuf, bool write, bool holes_only)
+{
     for (int k = 0; k < w->n; k++) {
-        if (sp[k].first < 0 || (holes_only && !sp[k].holes))
+        int rc = 0;
+        if (sp[k].first < 0 || (holes_only && !sp[k].sieve))
             continue;
-        int64_t len = sp[k].last - sp[k].first;
-        char *at = wbuf + wpos(w, sp[k].first);
-        int err = exec_fault(write ? "pwrite" : "pread", f->rank);
-        if (!err)
-            err = -(write ? exec_pwrite_all(f->fd, at, len, sp[k].first)
-                          : exec_pread_all(f->fd, at, len, sp[k].first));
-        if (err)
-            return exec_fail_errno(err, "%s of %lld bytes at offset %lld of %s",
-                                   write ? "pwrite" : "pread", (long long)len,
-                                   (long long)sp[k].first, f->path);
+        if (sp[k].holes && !sp[k].sieve)
+            rc = runs_io(c, w, &sp[k], all, wbuf, write);
+        else
+            rc = io_call(c, wbuf + wpos(w, sp[k].first), sp[k].last - sp[k].first, sp[k].first,
+                         write);
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -377,33 +448,6 @@ static int pieces_from_header(const int64_t *hdr, int64_t np, char *data, const 
 }
 
 /* ---- st4: one round ---- */
-
-/* A round's scaffolding, allocated once per call so that no round can fail
- * to take part in its messages. */
-struct round {
-    MPI_Request *req;
-    int nreq;
-    char **bufs; /* what the round allocated */
-    int nbufs;
-    char **inbuf, **outbuf;        /* per in link, per out link: this round's message */
-    struct piece_list *outp, mine; /* per out link: this rank's pieces (reads) */
-    struct piece_list all;         /* aggregator: every piece of the window */
-    char *wbuf;
-};
-
-static int round_setup(struct call *c, struct round *rd)
-{
-    memset(rd, 0, sizeof *rd);
-    int n = c->nout + c->nin;
-    rd->req = malloc(sizeof(MPI_Request) * (size_t)(2 * n + 1));
-    rd->bufs = malloc(sizeof(char *) * (size_t)(2 * n + 2));
-    rd->inbuf = xcalloc((size_t)c->nin + 1, sizeof(char *));
-    rd->outbuf = xcalloc((size_t)c->nout + 1, sizeof(char *));
-    rd->outp = xcalloc((size_t)c->nout + 1, sizeof *rd->outp);
-    return rd->req && rd->bufs && rd->inbuf && rd->outbuf && rd->outp
-               ? 0
-               : tacio_fail(TACIO_ENOMEM, "out of memory");
-}
 
 static char *round_alloc(struct call *c, struct round *rd, int64_t n)
 {
@@ -565,19 +609,31 @@ static int write_window(struct call *c, struct round *rd, int64_t r)
     window_spans(&w, &rd->all, sp);
     rd->wbuf = malloc((size_t)window_bytes(&w));
     staged_add(c, window_bytes(&w));
-    rc = rd->wbuf ? span_io(c, &w, sp, rd->wbuf, false, true)
+    rc = rd->wbuf ? span_io(c, &w, sp, &rd->all, rd->wbuf, false, true)
                   : tacio_fail(TACIO_ENOMEM, "out of memory for the window");
     for (int64_t k = 0; !rc && k < rd->all.n; k++)
         memcpy(rd->wbuf + wpos(&w, rd->all.p[k].off), rd->all.p[k].data, (size_t)rd->all.p[k].len);
     if (!rc)
-        rc = span_io(c, &w, sp, rd->wbuf, true, false);
+        rc = span_io(c, &w, sp, &rd->all, rd->wbuf, true, false);
     c->t[5] += exec_now() - t0;
     return rc;
 }
 
-static int write_round(struct call *c, struct round *rd, int64_t r)
+/* The round's agreement; the last one also takes the call's peaks (stats). */
+static int round_agree(struct call *c, int64_t r, int local)
 {
-    int local = 0;
+    if (r < c->rounds - 1)
+        return exec_agree(c->f->comm, local);
+    int64_t peaks[2] = {c->meta_peak, c->staged_peak};
+    int rc = exec_agree_max(c->f->comm, local, peaks, 2);
+    c->meta_peak = peaks[0];
+    c->staged_peak = peaks[1];
+    c->peaks_agreed = true;
+    return rc;
+}
+
+static int write_round(struct call *c, struct round *rd, int64_t r, int local)
+{
     memset(rd->inbuf, 0, sizeof(char *) * (size_t)c->nin);
     for (int step = 0; step < c->nsteps; step++) {
         double t0 = exec_now();
@@ -590,7 +646,7 @@ static int write_round(struct call *c, struct round *rd, int64_t r)
     if (!local && c->my_fd >= 0)
         local = write_window(c, rd, r);
     round_reset(c, rd);
-    return exec_agree(c->f->comm, local);
+    return round_agree(c, r, local);
 }
 
 /* Read, first: every rank tells the aggregators which pieces it wants. */
@@ -643,7 +699,7 @@ static int read_window(struct call *c, struct round *rd, int64_t r)
     window_spans(&w, &rd->all, sp);
     rd->wbuf = malloc((size_t)window_bytes(&w));
     staged_add(c, window_bytes(&w));
-    rc = rd->wbuf ? span_io(c, &w, sp, rd->wbuf, false, false)
+    rc = rd->wbuf ? span_io(c, &w, sp, &rd->all, rd->wbuf, false, false)
                   : tacio_fail(TACIO_ENOMEM, "out of memory for the window");
     c->t[5] += exec_now() - t0;
     return rc;
@@ -699,10 +755,10 @@ static void read_unpack(struct call *c, struct round *rd)
     }
 }
 
-static int read_round(struct call *c, struct round *rd, int64_t r)
+static int read_round(struct call *c, struct round *rd, int64_t r, int local)
 {
     double t0 = exec_now();
-    int local = read_requests(c, rd, r, 0);
+    local = read_requests(c, rd, r, local);
     c->t[3] += exec_now() - t0;
     local = wait_all(c, rd, local);
     if (!local && c->my_fd >= 0)
@@ -718,7 +774,7 @@ static int read_round(struct call *c, struct round *rd, int64_t r)
     if (!local)
         read_unpack(c, rd);
     round_reset(c, rd);
-    return exec_agree(c->f->comm, local);
+    return round_agree(c, r, local);
 }
 
 /* ---- the rounds ---- */
@@ -737,15 +793,18 @@ static void count_rounds(struct call *c)
 
 int coll_rounds(struct call *c)
 {
+    if (!c->plan) /* this rank could not take the plan; links_out's agreement */
+        return exec_agree(c->f->comm, c->plan_rc);
     count_rounds(c);
     double t0 = exec_now();
-    int rc = exchange_links(c);
-    c->t[3] += exec_now() - t0;
     struct round rd = {0};
-    if (!rc)
-        rc = exec_agree(c->f->comm, round_setup(c, &rd));
-    for (int64_t r = 0; !rc && r < c->rounds; r++)
-        rc = c->is_write ? write_round(c, &rd, r) : read_round(c, &rd, r);
+    bool agreed;
+    int rc = exchange_links(c, &rd, &agreed);
+    c->t[3] += exec_now() - t0;
+    for (int64_t r = 0; !agreed && r < c->rounds; r++) {
+        rc = c->is_write ? write_round(c, &rd, r, rc) : read_round(c, &rd, r, rc);
+        agreed = rc != 0; /* every round ends agreed */
+    }
     round_teardown(c, &rd);
     return rc;
 }
