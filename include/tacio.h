@@ -43,9 +43,9 @@ struct tacio_stats {
     int64_t shuffle_bytes, offnode_bytes, hop_bytes, max_link_load;
     int naggs;
     int64_t rounds;
-    int steps;            /**< collection steps per round (>1: ordered, as Tsujita et al.) */
-    int64_t buffer_bytes; /**< the largest aggregator buffer the plan models */
-    int64_t meta_bytes;   /**< the most metadata any rank held: views, requests, plan */
+    int steps;                 /**< collection steps per round (>1: ordered, as Tsujita et al.) */
+    int64_t buffer_bytes;      /**< the largest aggregator buffer the plan models */
+    int64_t meta_bytes;        /**< the most metadata any rank held: views, requests, plan */
     int64_t peak_buffer_bytes; /**< the most data any rank had staged at once */
 };
 

@@ -35,14 +35,15 @@ struct call {
     /* the plan: FDs, aggregators, metrics (the same on every rank; C only
      * on rank 0, which planned) */
     struct tacio_plan *plan;
-    int *nsenders; /* per FD: ranks feeding it */
+    int *nsenders;   /* per FD: ranks feeding it */
+    int *senders;    /* the ranks feeding the FD this rank aggregates (C's column) */
     bool ordered;    /* the plan orders collection (Tsujita) */
     bool has_rounds; /* rank 0 sent a plan: the rounds follow (c->plan NULL: this rank
                         could not take it, and coll_rounds agrees on failing) */
     int plan_rc;     /* this rank's first failure while planning, not yet agreed */
     int peer_failed; /* rank 0: planning stopped because another rank failed */
     struct comm row; /* this rank's row of C for the partition asked last */
-    int my_fd;     /* FD this rank aggregates, or -1 */
+    int my_fd;       /* FD this rank aggregates, or -1 */
     int64_t rounds;
     int nsteps; /* collection steps per round: hosts when the plan orders them */
     struct link *out, *in;

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define SUMMARY_RUNS 16
-#define ROW_CAP 8   /* row entries that ride in the fixed-size gather */
+#define ROW_CAP 8    /* row entries that ride in the fixed-size gather */
 #define CHUNK_FDS 64 /* FDs per broadcast */
 
 enum { CMD_ROWS = 1, CMD_ROWS_FULL, CMD_DONE, CMD_NO_PLAN, CMD_FAILED };
@@ -95,8 +95,7 @@ static void chunks_bcast(struct call *c, struct order *o, struct partition *part
         if (j0 > 0) {
             if (root)
                 chunk_fill(c, o, part, j0, wpf);
-            MPI_Bcast(o->w, (int)(wpf * min64(CHUNK_FDS, o->n - j0)), MPI_INT64_T, 0,
-                      c->f->comm);
+            MPI_Bcast(o->w, (int)(wpf * min64(CHUNK_FDS, o->n - j0)), MPI_INT64_T, 0, c->f->comm);
         }
         if (!root && part)
             chunk_take(c, o, part, j0, wpf);
@@ -152,7 +151,8 @@ static int rows_full(struct call *c, int nfd, struct comm *out)
         col = malloc(sizeof(int) * (size_t)(total + 1));
         val = malloc(sizeof(int64_t) * (size_t)(total + 1));
         row_ptr = malloc(sizeof(int64_t) * (size_t)(p + 1));
-        rc = col && val && row_ptr && total < INT32_MAX ? 0 : tacio_fail(TACIO_ENOMEM, "C too large");
+        rc = col && val && row_ptr && total < INT32_MAX ? 0
+                                                        : tacio_fail(TACIO_ENOMEM, "C too large");
     }
     /* a root that failed receives nothing: its counts are zero */
     for (int r = 0; root && rc && counts && r < p; r++)
@@ -381,6 +381,39 @@ static int take_outcome(struct call *c, struct order *o)
     return CMD_DONE;
 }
 
+/* Each aggregator learns which ranks feed its FD: its column of C, which
+ * only rank 0 holds. One scatter; O(nnz(C)) in all. */
+static void scatter_senders(struct call *c)
+{
+    int p = c->f->nprocs, mine = 0, *counts = NULL, *displs = NULL, *rows = NULL;
+    for (int j = 0; c->plan && j < c->plan->part.n; j++)
+        if (c->plan->agg[j] == c->f->rank)
+            mine = c->nsenders[j];
+    c->senders = malloc(sizeof(int) * (size_t)(mine + 1));
+    if (!c->senders)
+        mine = 0, note_failure(c, tacio_fail(TACIO_ENOMEM, "out of memory"));
+    if (c->f->rank == 0) {
+        const struct comm *C = &c->plan->comm;
+        counts = xcalloc((size_t)p, sizeof(int));
+        displs = xcalloc((size_t)p, sizeof(int));
+        rows = malloc(sizeof(int) * (size_t)(C->nnz + 1));
+        for (int j = 0; counts && j < c->plan->part.n; j++)
+            counts[c->plan->agg[j]] = c->nsenders[j];
+        for (int a = 1; displs && counts && a < p; a++)
+            displs[a] = displs[a - 1] + counts[a - 1];
+        for (int j = 0; counts && displs && rows && j < c->plan->part.n; j++)
+            memcpy(rows + displs[c->plan->agg[j]], C->row + C->col_ptr[j],
+                   sizeof(int) * (size_t)c->nsenders[j]);
+        if (!counts || !displs || !rows) /* nothing to send: the receivers' counts fail */
+            note_failure(c, tacio_fail(TACIO_ENOMEM, "out of memory"));
+    }
+    static int none;
+    MPI_Scatterv(rows, counts, displs, MPI_INT, c->senders ? c->senders : &none, mine, MPI_INT, 0,
+                 c->f->comm);
+    meta_add(c, 4 * (int64_t)mine);
+    free(counts), free(displs), free(rows);
+}
+
 int coll_plan(struct call *c, int local)
 {
     const struct tacio_strategy *s = strategy_find(c->f->hints->strategy);
@@ -409,6 +442,8 @@ int coll_plan(struct call *c, int local)
     free(all);
     comm_free(&c->row);
     c->has_rounds = cmd == CMD_DONE;
+    if (cmd == CMD_DONE)
+        scatter_senders(c);
     if (cmd == CMD_FAILED) /* whoever failed first says why */
         return exec_agree(c->f->comm, c->peer_failed ? 0 : c->plan_rc);
     return 0;
@@ -418,5 +453,6 @@ void coll_plan_free(struct call *c)
 {
     tacio_plan_free(c->plan);
     free(c->nsenders);
+    free(c->senders);
     comm_free(&c->row);
 }

@@ -199,7 +199,8 @@ static bool in_round(const struct link *l, int64_t r)
 /* The FDs this rank feeds (its row of C for the plan's partition) and all
  * the memory the exchange and the rounds need besides their data. Agreed:
  * a rank that cannot tell whom it feeds could not send the counts below. */
-static int links_out(struct call *c, struct round *rd, int64_t ***bufs, MPI_Request **req)
+static int links_out(struct call *c, struct round *rd, int64_t ***bufs, MPI_Request **req,
+                     MPI_Status **st)
 {
     struct comm row = {0};
     int rc = c->plan_rc ? c->plan_rc : coll_own_row(c, &c->plan->part, &row);
@@ -212,14 +213,16 @@ static int links_out(struct call *c, struct round *rd, int64_t ***bufs, MPI_Requ
         l->peer = c->plan->agg[l->fd];
     }
     comm_free(&row);
-    *bufs = xcalloc((size_t)c->nout + 1, sizeof **bufs);
-    *req = malloc(sizeof **req * (size_t)(c->nout + 1));
-    if (!rc && (!*bufs || !*req))
+    size_t n = (size_t)c->nout + (c->my_fd >= 0 ? (size_t)c->nsenders[c->my_fd] : 0) + 1;
+    *bufs = xcalloc(n, sizeof **bufs);
+    *req = malloc(sizeof **req * n);
+    *st = malloc(sizeof **st * n);
+    if (!rc && (!*bufs || !*req || !*st))
         rc = tacio_fail(TACIO_ENOMEM, "out of memory");
     rc = rc ? rc : round_setup(c, rd);
     rc = exec_agree(c->f->comm, rc);
     if (rc)
-        free(*bufs), free(*req);
+        free(*bufs), free(*req), free(*st);
     return rc;
 }
 
@@ -280,52 +283,61 @@ static int link_from_meta(struct link *l, int peer, const int64_t *m, int count)
 
 /* The aggregator hears once from each rank feeding its FD (the plan says
  * how many), in whatever order they come. */
-static int recv_meta(struct call *c, int local)
+/* The aggregator's receives of the counts, one per rank feeding its FD
+ * (the plan's column, c->senders), each as long as the FD has rounds. */
+static int post_meta_receives(struct call *c, int64_t **bufs, MPI_Request *req, int64_t cap)
 {
-    if (c->my_fd < 0)
-        return local;
-    int n = c->nsenders[c->my_fd];
-    c->in = xcalloc((size_t)n + 1, sizeof *c->in);
-    if (!c->in)
-        local = local ? local : tacio_fail(TACIO_ENOMEM, "out of memory");
-    for (int k = 0; k < n; k++) {
-        MPI_Status st;
-        int count;
-        MPI_Probe(MPI_ANY_SOURCE, TAG_META, c->f->comm, &st);
-        MPI_Get_count(&st, MPI_INT64_T, &count);
-        int64_t *m = malloc(sizeof(int64_t) * (size_t)(count + 1));
-        static int64_t none;
-        MPI_Recv(m ? m : &none, m ? count : 0, MPI_INT64_T, st.MPI_SOURCE, TAG_META, c->f->comm,
-                 MPI_STATUS_IGNORE);
-        int rc = m ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
-        if (!rc && c->in)
-            rc = link_from_meta(&c->in[c->nin++], st.MPI_SOURCE, m, count);
-        local = local ? local : rc;
-        if (!rc)
-            meta_add(c, 32 + 16 * c->in[c->nin - 1].nr);
-        free(m);
+    static int64_t none;
+    int local = 0;
+    for (int k = 0; k < c->nsenders[c->my_fd]; k++) {
+        bufs[k] = malloc(sizeof(int64_t) * (size_t)cap);
+        if (!bufs[k])
+            local = local ? local : tacio_fail(TACIO_ENOMEM, "out of memory");
+        MPI_Irecv(bufs[k] ? bufs[k] : &none, bufs[k] ? (int)cap : 0, MPI_INT64_T, c->senders[k],
+                  TAG_META, c->f->comm, &req[k]);
     }
     return local;
 }
 
-/* Returns this rank's result, not agreed (round 0 agrees on it), or an
- * agreed failure (*agreed set). */
+static int take_meta(struct call *c, int64_t **bufs, MPI_Status *st, int local)
+{
+    int n = c->nsenders[c->my_fd];
+    c->in = xcalloc((size_t)n + 1, sizeof *c->in);
+    if (!c->in)
+        return local ? local : tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (int k = 0; k < n && !local; k++) {
+        int count;
+        MPI_Get_count(&st[k], MPI_INT64_T, &count);
+        local = link_from_meta(&c->in[c->nin++], c->senders[k], bufs[k], count);
+        if (!local)
+            meta_add(c, 32 + 16 * c->in[c->nin - 1].nr);
+    }
+    return local;
+}
+
 static int exchange_links(struct call *c, struct round *rd, bool *agreed)
 {
     int64_t **bufs = NULL;
     MPI_Request *req = NULL;
-    int local = links_out(c, rd, &bufs, &req);
+    MPI_Status *st = NULL;
+    int local = links_out(c, rd, &bufs, &req, &st);
     *agreed = local != 0;
     if (local)
         return local;
+    int nin = c->my_fd >= 0 ? c->nsenders[c->my_fd] : 0, prc = 0;
     local = fill_links_out(c);
-    local = send_meta(c, local, bufs, req);
-    local = recv_meta(c, local);
-    MPI_Waitall(c->nout, req, MPI_STATUSES_IGNORE);
-    for (int k = 0; k < c->nout; k++)
+    if (nin)
+        prc = post_meta_receives(c, bufs + c->nout, req + c->nout, 3 + 2 * fd_rounds(c, c->my_fd));
+    local = send_meta(c, local ? local : prc, bufs, req);
+    if (MPI_Waitall(c->nout + nin, req, st) != MPI_SUCCESS && !local)
+        local = exec_fail_class(MPI_ERR_OTHER, "the exchange of round counts failed");
+    if (nin && !local)
+        local = take_meta(c, bufs + c->nout, st + c->nout, local);
+    for (int k = 0; k < c->nout + nin; k++)
         free(bufs[k]);
     free(bufs);
     free(req);
+    free(st);
     return local; /* agreed at the end of round 0 */
 }
 
@@ -375,8 +387,8 @@ static void window_spans(const struct ranges *w, struct piece_list *all, struct 
             end = max64(end, p->off + p->len);
         }
         bool holes = first >= 0 && covered < end - first;
-        out[k] = (struct span){first, end, i0, i, holes,
-                               holes && runs * CALL_BYTES > 2 * (end - first - covered)};
+        out[k] = (struct span){
+            first, end, i0, i, holes, holes && runs * CALL_BYTES > 2 * (end - first - covered)};
     }
 }
 
@@ -388,8 +400,7 @@ static int io_call(struct call *c, char *at, int64_t len, int64_t off, bool writ
         err = -(write ? exec_pwrite_all(f->fd, at, len, off) : exec_pread_all(f->fd, at, len, off));
     if (err)
         return exec_fail_errno(err, "%s of %lld bytes at offset %lld of %s",
-                               write ? "pwrite" : "pread", (long long)len, (long long)off,
-                               f->path);
+                               write ? "pwrite" : "pread", (long long)len, (long long)off, f->path);
     return 0;
 }
 

@@ -144,7 +144,8 @@ int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct c
 int comm_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct comm *c)
 {
     memset(c, 0, sizeof *c);
-    *c = (struct comm){.p = p, .a = a, .nnz = row_ptr[p], .row_ptr = row_ptr, .col = col, .val = val};
+    *c = (struct comm){
+        .p = p, .a = a, .nnz = row_ptr[p], .row_ptr = row_ptr, .col = col, .val = val};
     int rc = build_csc(c);
     if (rc)
         comm_free(c);
