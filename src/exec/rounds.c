@@ -607,24 +607,36 @@ static int collect_pieces(struct call *c, struct round *rd, int64_t r, const str
     return rc;
 }
 
+/* Aggregator: the window of round r, its pieces from this round's messages
+ * (with their data for a write) and its spans, and a buffer for it. *empty:
+ * nobody has bytes in it. */
+static int window_open(struct call *c, struct round *rd, int64_t r, struct ranges *w,
+                       struct span *sp, bool with_data, bool *empty)
+{
+    round_window(c, c->my_fd, r, w);
+    int rc = collect_pieces(c, rd, r, w, with_data);
+    *empty = rc || rd->all.n == 0;
+    if (*empty)
+        return rc;
+    window_spans(w, &rd->all, sp);
+    rd->wbuf = malloc((size_t)window_bytes(w));
+    staged_add(c, window_bytes(w));
+    return rd->wbuf ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory for the window");
+}
+
 /* Write, aggregator: read the holes (read-modify-write), place, write. */
 static int write_window(struct call *c, struct round *rd, int64_t r)
 {
     struct ranges w;
     struct span sp[64];
-    round_window(c, c->my_fd, r, &w);
-    int rc = collect_pieces(c, rd, r, &w, true);
-    if (rc || rd->all.n == 0)
-        return rc;
+    bool empty;
     double t0 = exec_now();
-    window_spans(&w, &rd->all, sp);
-    rd->wbuf = malloc((size_t)window_bytes(&w));
-    staged_add(c, window_bytes(&w));
-    rc = rd->wbuf ? span_io(c, &w, sp, &rd->all, rd->wbuf, false, true)
-                  : tacio_fail(TACIO_ENOMEM, "out of memory for the window");
-    for (int64_t k = 0; !rc && k < rd->all.n; k++)
+    int rc = window_open(c, rd, r, &w, sp, true, &empty);
+    if (!rc && !empty)
+        rc = span_io(c, &w, sp, &rd->all, rd->wbuf, false, true);
+    for (int64_t k = 0; !rc && !empty && k < rd->all.n; k++)
         memcpy(rd->wbuf + wpos(&w, rd->all.p[k].off), rd->all.p[k].data, (size_t)rd->all.p[k].len);
-    if (!rc)
+    if (!rc && !empty)
         rc = span_io(c, &w, sp, &rd->all, rd->wbuf, true, false);
     c->t[5] += exec_now() - t0;
     return rc;
@@ -702,16 +714,11 @@ static int read_window(struct call *c, struct round *rd, int64_t r)
 {
     struct ranges w;
     struct span sp[64];
-    round_window(c, c->my_fd, r, &w);
-    int rc = collect_pieces(c, rd, r, &w, false);
-    if (rc || rd->all.n == 0)
-        return rc;
+    bool empty;
     double t0 = exec_now();
-    window_spans(&w, &rd->all, sp);
-    rd->wbuf = malloc((size_t)window_bytes(&w));
-    staged_add(c, window_bytes(&w));
-    rc = rd->wbuf ? span_io(c, &w, sp, &rd->all, rd->wbuf, false, false)
-                  : tacio_fail(TACIO_ENOMEM, "out of memory for the window");
+    int rc = window_open(c, rd, r, &w, sp, false, &empty);
+    if (!rc && !empty)
+        rc = span_io(c, &w, sp, &rd->all, rd->wbuf, false, false);
     c->t[5] += exec_now() - t0;
     return rc;
 }

@@ -19,10 +19,10 @@ static void runs_span(const struct tacio_pattern *p, int rank, int64_t *lo, int6
     *hi = a < b ? p->run_off[b - 1] + p->run_len[b - 1] : 0;
 }
 
-static int64_t runs_prefix(const struct tacio_pattern *p, int rank, int64_t x)
+/* The rank's last run starting below x, or -1. */
+static int64_t run_below(const struct tacio_pattern *p, int rank, int64_t x)
 {
     int64_t a = p->run_first[rank], b = p->run_first[rank + 1];
-    /* last run starting below x */
     while (a < b) {
         int64_t m = a + (b - a) / 2;
         if (p->run_off[m] < x)
@@ -30,10 +30,13 @@ static int64_t runs_prefix(const struct tacio_pattern *p, int rank, int64_t x)
         else
             b = m;
     }
-    if (a == p->run_first[rank])
-        return 0;
-    int64_t r = a - 1;
-    return p->run_cum[r] + min64(p->run_len[r], x - p->run_off[r]);
+    return a == p->run_first[rank] ? -1 : a - 1;
+}
+
+static int64_t runs_prefix(const struct tacio_pattern *p, int rank, int64_t x)
+{
+    int64_t r = run_below(p, rank, x);
+    return r < 0 ? 0 : p->run_cum[r] + min64(p->run_len[r], x - p->run_off[r]);
 }
 
 static int runs_extents(const struct tacio_pattern *p, int rank, extent_fn fn, void *ctx)
@@ -116,17 +119,10 @@ int runs_build(struct tacio_pattern *p, int64_t nruns, const int *owner, const i
 
 static int64_t summary_prefix(const struct tacio_pattern *p, int rank, int64_t x)
 {
-    int64_t a = p->run_first[rank], b = p->run_first[rank + 1];
-    while (a < b) { /* last run starting below x */
-        int64_t m = a + (b - a) / 2;
-        if (p->run_off[m] < x)
-            a = m + 1;
-        else
-            b = m;
-    }
-    if (a == p->run_first[rank])
+    int64_t r = run_below(p, rank, x);
+    if (r < 0)
         return 0;
-    int64_t r = a - 1, in = min64(p->run_len[r], x - p->run_off[r]);
+    int64_t in = min64(p->run_len[r], x - p->run_off[r]);
     return p->run_cum[r] + (int64_t)((__int128)p->run_bytes[r] * in / p->run_len[r]);
 }
 
