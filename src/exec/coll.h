@@ -37,6 +37,7 @@ struct call {
     struct tacio_plan *plan;
     int *nsenders;   /* per FD: ranks feeding it */
     int *senders;    /* the ranks feeding the FD this rank aggregates (C's column) */
+    int nfeeding;    /* how many: senders[0, nfeeding) */
     bool ordered;    /* the plan orders collection (Tsujita) */
     bool has_rounds; /* rank 0 sent a plan: the rounds follow (c->plan NULL: this rank
                         could not take it, and coll_rounds agrees on failing) */

@@ -381,16 +381,16 @@ static int take_outcome(struct call *c, struct order *o)
     return CMD_DONE;
 }
 
-/* Each aggregator learns which ranks feed its FD: its column of C, which
- * only rank 0 holds. One scatter; O(nnz(C)) in all. */
+/* Each aggregator learns its FD (c->my_fd) and which ranks feed it: its
+ * column of C, which only rank 0 holds. One scatter; O(nnz(C)) in all. */
 static void scatter_senders(struct call *c)
 {
     int p = c->f->nprocs, mine = 0, *counts = NULL, *displs = NULL, *rows = NULL;
     for (int j = 0; c->plan && j < c->plan->part.n; j++)
         if (c->plan->agg[j] == c->f->rank)
-            mine = c->nsenders[j];
+            c->my_fd = j, mine = c->nsenders[j];
     c->senders = malloc(sizeof(int) * (size_t)(mine + 1));
-    if (!c->senders)
+    if (!c->senders) /* links_out then agrees on failing before anyone sends */
         mine = 0, note_failure(c, tacio_fail(TACIO_ENOMEM, "out of memory"));
     if (c->f->rank == 0) {
         const struct comm *C = &c->plan->comm;
@@ -410,6 +410,7 @@ static void scatter_senders(struct call *c)
     static int none;
     MPI_Scatterv(rows, counts, displs, MPI_INT, c->senders ? c->senders : &none, mine, MPI_INT, 0,
                  c->f->comm);
+    c->nfeeding = mine;
     meta_add(c, 4 * (int64_t)mine);
     free(counts), free(displs), free(rows);
 }

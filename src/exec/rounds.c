@@ -149,7 +149,7 @@ struct round {
 static int round_setup(struct call *c, struct round *rd)
 {
     memset(rd, 0, sizeof *rd);
-    int n = c->nout + (c->my_fd >= 0 ? c->nsenders[c->my_fd] : 0);
+    int n = c->nout + c->nfeeding;
     rd->req = malloc(sizeof(MPI_Request) * (size_t)(2 * n + 1));
     rd->bufs = malloc(sizeof(char *) * (size_t)(2 * n + 2));
     rd->inbuf = xcalloc((size_t)n + 1, sizeof(char *));
@@ -213,7 +213,7 @@ static int links_out(struct call *c, struct round *rd, int64_t ***bufs, MPI_Requ
         l->peer = c->plan->agg[l->fd];
     }
     comm_free(&row);
-    size_t n = (size_t)c->nout + (c->my_fd >= 0 ? (size_t)c->nsenders[c->my_fd] : 0) + 1;
+    size_t n = (size_t)c->nout + (size_t)c->nfeeding + 1;
     *bufs = xcalloc(n, sizeof **bufs);
     *req = malloc(sizeof **req * n);
     *st = malloc(sizeof **st * n);
@@ -281,15 +281,13 @@ static int link_from_meta(struct link *l, int peer, const int64_t *m, int count)
     return 0;
 }
 
-/* The aggregator hears once from each rank feeding its FD (the plan says
- * how many), in whatever order they come. */
 /* The aggregator's receives of the counts, one per rank feeding its FD
  * (the plan's column, c->senders), each as long as the FD has rounds. */
 static int post_meta_receives(struct call *c, int64_t **bufs, MPI_Request *req, int64_t cap)
 {
     static int64_t none;
     int local = 0;
-    for (int k = 0; k < c->nsenders[c->my_fd]; k++) {
+    for (int k = 0; k < c->nfeeding; k++) {
         bufs[k] = malloc(sizeof(int64_t) * (size_t)cap);
         if (!bufs[k])
             local = local ? local : tacio_fail(TACIO_ENOMEM, "out of memory");
@@ -301,7 +299,7 @@ static int post_meta_receives(struct call *c, int64_t **bufs, MPI_Request *req, 
 
 static int take_meta(struct call *c, int64_t **bufs, MPI_Status *st, int local)
 {
-    int n = c->nsenders[c->my_fd];
+    int n = c->nfeeding;
     c->in = xcalloc((size_t)n + 1, sizeof *c->in);
     if (!c->in)
         return local ? local : tacio_fail(TACIO_ENOMEM, "out of memory");
@@ -324,7 +322,7 @@ static int exchange_links(struct call *c, struct round *rd, bool *agreed)
     *agreed = local != 0;
     if (local)
         return local;
-    int nin = c->my_fd >= 0 ? c->nsenders[c->my_fd] : 0, prc = 0;
+    int nin = c->nfeeding, prc = 0;
     local = fill_links_out(c);
     if (nin)
         prc = post_meta_receives(c, bufs + c->nout, req + c->nout, 3 + 2 * fd_rounds(c, c->my_fd));
@@ -799,13 +797,9 @@ static int read_round(struct call *c, struct round *rd, int64_t r, int local)
 
 static void count_rounds(struct call *c)
 {
-    c->my_fd = -1;
     c->rounds = 0;
-    for (int j = 0; j < c->plan->part.n; j++) {
-        if (c->plan->agg[j] == c->f->rank)
-            c->my_fd = j;
+    for (int j = 0; j < c->plan->part.n; j++)
         c->rounds = max64(c->rounds, fd_rounds(c, j));
-    }
     c->nsteps = c->ordered ? c->f->topo->nused_hosts : 1;
 }
 
