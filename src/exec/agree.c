@@ -19,8 +19,9 @@ double exec_now(void)
 /* Local results are 0, a negative TACIO_E* code, or a positive MPI class. */
 static int class_of(int local)
 {
-    if (local > 0)
-        return local;
+    int cls = local;
+    if (local > 0) /* an MPI class, or a code already agreed on */
+        return MPI_Error_class(local, &cls) == MPI_SUCCESS ? cls : MPI_ERR_OTHER;
     switch (local) {
     case TACIO_ENOMEM:
         return MPI_ERR_NO_MEM;
@@ -116,17 +117,23 @@ static int remember(int code, const char *msg)
     return code;
 }
 
-int tacio_error_string(int code, char *out, int *len)
+/* The message of a code agreed on lately, if code is one. */
+static bool recalled(int code, char *out, size_t cap)
 {
     bool found = false;
     pthread_mutex_lock(&recent_lock);
     for (int i = 1; i <= RECENT && i <= nrecent && !found; i++) { /* newest first */
         int k = (nrecent - i) % RECENT;
         if ((found = recent[k].code == code))
-            snprintf(out, MPI_MAX_ERROR_STRING, "%s", recent[k].msg);
+            snprintf(out, cap, "%s", recent[k].msg);
     }
     pthread_mutex_unlock(&recent_lock);
-    if (!found)
+    return found;
+}
+
+int tacio_error_string(int code, char *out, int *len)
+{
+    if (!recalled(code, out, MPI_MAX_ERROR_STRING))
         return MPI_Error_string(code, out, len);
     *len = (int)strlen(out);
     return MPI_SUCCESS;
@@ -141,7 +148,8 @@ static int agreed_failure(MPI_Comm comm, int rank, int first, int local)
     } e = {0};
     if (rank == first) {
         e.cls = class_of(local);
-        snprintf(e.msg, sizeof e.msg, "tacio: rank %d: %s", rank, tacio_last_error());
+        if (!recalled(local, e.msg, sizeof e.msg)) /* agreed before: keep its message */
+            snprintf(e.msg, sizeof e.msg, "tacio: rank %d: %s", rank, tacio_last_error());
     }
     MPI_Bcast(&e, sizeof e, MPI_BYTE, first, comm);
     int code;
@@ -195,6 +203,18 @@ static int apply_hints_file(struct tacio_hints *h, const char *path)
     return rc;
 }
 
+/* Whether the text at s starts a new TACIO_HINTS item: "key=" with a key
+ * that has an underscore, as every MPI-IO hint does (tacio_*, cb_*,
+ * romio_*, striping_*). A comma followed by anything else belongs to the
+ * value before it: "tacio_topology=tree:racks=2,nodes=3,cores=2" is one
+ * item, whose spec has commas of its own. */
+static bool starts_item(const char *s)
+{
+    size_t key = strcspn(s, "=,");
+    return s[key] == '=' && memchr(s, '_', key) != NULL;
+}
+
+/* TACIO_HINTS=key=value,key=value: hints that are not the MPI library's. */
 static int apply_env_hints(struct tacio_hints *h)
 {
     const char *env = getenv("TACIO_HINTS");
@@ -202,15 +222,19 @@ static int apply_env_hints(struct tacio_hints *h)
         return 0;
     char *copy = strdup(env);
     int rc = copy ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
-    for (char *save = NULL, *kv = copy ? strtok_r(copy, ",", &save) : NULL; kv && !rc;
-         kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '=');
+    for (char *kv = copy; kv && *kv && !rc;) {
+        char *end = kv + strcspn(kv, ",");
+        while (*end && !starts_item(end + 1)) /* a comma inside the value */
+            end += 1 + strcspn(end + 1, ",");
+        char *next = *end ? end + 1 : NULL, *eq = strchr(kv, '=');
+        *end = '\0';
         if (!eq)
-            rc = tacio_fail(TACIO_EINVAL, "TACIO_HINTS item '%s' is not key=value", kv);
+            rc = *kv ? tacio_fail(TACIO_EINVAL, "TACIO_HINTS item '%s' is not key=value", kv) : 0;
         else {
             *eq = '\0';
             rc = hint_is_known(kv) ? tacio_hints_set(h, kv, eq + 1) : 0;
         }
+        kv = next;
     }
     free(copy);
     return rc;
@@ -254,25 +278,28 @@ int exec_hints(const struct tacio_hints *base, MPI_Info info, struct tacio_hints
 
 /* ---- runtime topology ---- */
 
-/* Host index of every rank: hosts numbered in order of their lowest rank. */
-static int runtime_hosts(MPI_Comm comm, const struct tacio_hints *h, int *host_of, int *nhosts)
+/* Each rank's host leader (its host's lowest rank). */
+static int host_leader(MPI_Comm comm, const struct tacio_hints *h)
 {
-    int rank, nprocs, leader;
+    int rank, leader;
     MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
     if (h->ranks_per_node > 0)
-        leader = (int)(rank / h->ranks_per_node * h->ranks_per_node);
-    else {
-        MPI_Comm shm;
-        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
-        MPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, shm);
-        MPI_Comm_free(&shm);
-    }
-    MPI_Allgather(&leader, 1, MPI_INT, host_of, 1, MPI_INT, comm);
-    *nhosts = 0;
+        return (int)(rank / h->ranks_per_node * h->ranks_per_node);
+    MPI_Comm shm;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
+    MPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, shm);
+    MPI_Comm_free(&shm);
+    return leader;
+}
+
+/* Host index of every rank from the (leader, memory) records: hosts
+ * numbered in order of their lowest rank. */
+static int hosts_of(const int64_t *rec, int nprocs, int *host_of)
+{
+    int nhosts = 0;
     for (int r = 0; r < nprocs; r++) /* a leader is its host's lowest rank */
-        host_of[r] = host_of[r] == r ? (*nhosts)++ : host_of[host_of[r]];
-    return 0;
+        host_of[r] = rec[2 * r] == r ? nhosts++ : host_of[rec[2 * r]];
+    return nhosts;
 }
 
 static int64_t mem_available(void)
@@ -288,19 +315,13 @@ static int64_t mem_available(void)
     return kb < 0 ? INT64_MAX / 4 : (int64_t)kb * 1024;
 }
 
-static int runtime_memory(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo *t)
+/* Free memory per host: the host's lowest rank speaks for it. */
+static int runtime_memory(const int64_t *rec, struct tacio_topo *t)
 {
-    int64_t mine = mem_available(), *all = malloc(sizeof(int64_t) * (size_t)t->nprocs);
-    if (!all || (!t->mem_free && !(t->mem_free = xcalloc((size_t)t->nhosts, sizeof(int64_t))))) {
-        free(all);
+    if (!t->mem_free && !(t->mem_free = xcalloc((size_t)t->nhosts, sizeof(int64_t))))
         return tacio_fail(TACIO_ENOMEM, "out of memory");
-    }
-    if (h->mem_per_node > 0)
-        mine = min64(mine, h->mem_per_node);
-    MPI_Allgather(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, comm);
-    for (int r = t->nprocs - 1; r >= 0; r--) /* the host's lowest rank speaks for it */
-        t->mem_free[t->rank_host[r]] = all[r];
-    free(all);
+    for (int r = t->nprocs - 1; r >= 0; r--)
+        t->mem_free[t->rank_host[r]] = rec[2 * r + 1];
     return 0;
 }
 
@@ -311,10 +332,11 @@ static int runtime_names(MPI_Comm comm, struct tacio_topo *t)
 {
     int rank, len, *counts = malloc(sizeof(int) * (size_t)t->nprocs);
     int *displs = malloc(sizeof(int) * (size_t)t->nprocs);
-    char mine[MPI_MAX_PROCESSOR_NAME] = "", *names = malloc((size_t)t->nprocs * sizeof mine);
+    char mine[MPI_MAX_PROCESSOR_NAME] = "", *names = malloc((size_t)t->nhosts * sizeof mine);
     int rc = counts && displs && names ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
     MPI_Comm_rank(comm, &rank);
     MPI_Get_processor_name(mine, &len);
+    rc = exec_agree(comm, rc); /* nobody enters the Allgatherv alone */
     for (int r = 0, at = 0; !rc && r < t->nprocs; r++) {
         counts[r] = t->rank_local[r] == 0 ? (int)sizeof mine : 0; /* a host's lowest rank */
         displs[r] = at;
@@ -339,35 +361,44 @@ static int runtime_names(MPI_Comm comm, struct tacio_topo *t)
     return rc;
 }
 
+/* One allgather of (host leader, free memory) per rank; host names follow,
+ * from host leaders only, when the topology is a tree that names hosts.
+ * Local failures are agreed on before each collective, so a rank out of
+ * memory never leaves the others waiting in one. */
 int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo **out)
 {
-    int nprocs, nhosts;
+    int nprocs;
     MPI_Comm_size(comm, &nprocs);
     int *host_of = malloc(sizeof(int) * (size_t)nprocs);
     int *count = xcalloc((size_t)nprocs, sizeof(int));
-    if (!host_of || !count) {
-        free(host_of);
-        free(count);
-        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    int64_t mine[2] = {host_leader(comm, h), mem_available()};
+    int64_t *rec = malloc(sizeof(int64_t) * 2 * (size_t)nprocs);
+    if (h->mem_per_node > 0)
+        mine[1] = min64(mine[1], h->mem_per_node);
+    int rc = host_of && count && rec ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    if (!(rc = exec_agree(comm, rc))) {
+        MPI_Allgather(mine, 2, MPI_INT64_T, rec, 2, MPI_INT64_T, comm);
+        int nhosts = hosts_of(rec, nprocs, host_of);
+        int64_t max_ppn = 0;
+        for (int r = 0; r < nprocs; r++)
+            max_ppn = max64(max_ppn, ++count[host_of[r]]);
+        char spec[300];
+        if (h->topology[0])
+            snprintf(spec, sizeof spec, "%s", h->topology);
+        else
+            snprintf(spec, sizeof spec, "flat:nodes=%d,cores=%lld", nhosts, (long long)max_ppn);
+        rc = tacio_topo_parse(spec, out);
+        if (!rc)
+            rc = topo_place_hosts(*out, nprocs, host_of, nhosts);
+        if (!rc)
+            rc = runtime_memory(rec, *out);
     }
-    runtime_hosts(comm, h, host_of, &nhosts);
-    int64_t max_ppn = 0;
-    for (int r = 0; r < nprocs; r++)
-        max_ppn = max64(max_ppn, ++count[host_of[r]]);
-    char spec[300];
-    if (h->topology[0])
-        snprintf(spec, sizeof spec, "%s", h->topology);
-    else
-        snprintf(spec, sizeof spec, "flat:nodes=%d,cores=%lld", nhosts, (long long)max_ppn);
-    int rc = tacio_topo_parse(spec, out);
-    if (!rc)
-        rc = topo_place_hosts(*out, nprocs, host_of, nhosts);
+    rc = exec_agree(comm, rc);
     if (!rc && topo_has_tree(*out))
         rc = runtime_names(comm, *out);
-    if (!rc)
-        rc = runtime_memory(comm, h, *out);
     free(host_of);
     free(count);
+    free(rec);
     return rc;
 }
 

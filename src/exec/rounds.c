@@ -3,10 +3,13 @@
  * Links: each rank walks its own access once per round window of every FD
  * it feeds and tells that FD's aggregator, in one message, how many pieces
  * and bytes it has in each round. From then on both sides know every
- * message's size: a write sends (offset, length) pairs followed by the data
- * in one message; a read sends the pairs, the aggregator reads its window
- * once and answers with the data. Nothing else is exchanged per round but
- * the error agreement. */
+ * message's size. A write sends the (offset, length) pairs first; the
+ * aggregator lays out its window from them, then the data goes straight from
+ * the user's buffer into the window wherever both sides are one run of
+ * memory (packed and placed otherwise). A read sends the pairs, the
+ * aggregator reads its window once and answers with the data, again without
+ * copies where the runs allow. Nothing else is exchanged per round but the
+ * error agreement. */
 #include "coll.h"
 
 #include <string.h>
@@ -140,9 +143,10 @@ struct round {
     int nreq;
     char **bufs; /* what the round allocated */
     int nbufs;
-    char **inbuf, **outbuf;        /* per in link, per out link: this round's message */
-    struct piece_list *outp, mine; /* per out link: this rank's pieces (reads) */
-    struct piece_list all;         /* aggregator: every piece of the window */
+    char **inbuf, **outbuf;  /* per in link, per out link: this round's message */
+    char **indata;           /* per in link: staged write data (NULL: went in place) */
+    struct piece_list *outp; /* per out link: this rank's pieces */
+    struct piece_list all;   /* aggregator: every piece of the window */
     char *wbuf;
 };
 
@@ -151,11 +155,12 @@ static int round_setup(struct call *c, struct round *rd)
     memset(rd, 0, sizeof *rd);
     int n = c->nout + c->nfeeding;
     rd->req = malloc(sizeof(MPI_Request) * (size_t)(2 * n + 1));
-    rd->bufs = malloc(sizeof(char *) * (size_t)(2 * n + 2));
+    rd->bufs = malloc(sizeof(char *) * (size_t)(2 * n + 2)); /* two per link at most */
     rd->inbuf = xcalloc((size_t)n + 1, sizeof(char *));
+    rd->indata = xcalloc((size_t)n + 1, sizeof(char *));
     rd->outbuf = xcalloc((size_t)c->nout + 1, sizeof(char *));
     rd->outp = xcalloc((size_t)c->nout + 1, sizeof *rd->outp);
-    return rd->req && rd->bufs && rd->inbuf && rd->outbuf && rd->outp
+    return rd->req && rd->bufs && rd->inbuf && rd->indata && rd->outbuf && rd->outp
                ? 0
                : tacio_fail(TACIO_ENOMEM, "out of memory");
 }
@@ -438,11 +443,11 @@ static int span_io(struct call *c, const struct ranges *w, const struct span *sp
 }
 
 /* Pieces announced in a (offset, length) header must lie in the window. */
-static int pieces_from_header(const int64_t *hdr, int64_t np, char *data, const struct ranges *w,
+static int pieces_from_header(const int64_t *hdr, int64_t np, const struct ranges *w,
                               struct piece_list *all)
 {
     int64_t wb = window_bytes(w);
-    for (int64_t q = 0, pos = 0; q < np; pos += hdr[2 * q + 1], q++) {
+    for (int64_t q = 0; q < np; q++) {
         int64_t off = hdr[2 * q], len = hdr[2 * q + 1];
         if (len <= 0 || off < w->lo[0] || off + len > w->hi[w->n - 1] || wpos(w, off) + len > wb)
             return tacio_fail(TACIO_EINVAL, "internal: a piece at %lld outside the window",
@@ -450,7 +455,7 @@ static int pieces_from_header(const int64_t *hdr, int64_t np, char *data, const 
         int rc = grow_array((void **)&all->p, sizeof *all->p, all->n + 1, &all->cap);
         if (rc)
             return rc;
-        all->p[all->n++] = (struct piece){off, len, 0, data ? data + pos : NULL};
+        all->p[all->n++] = (struct piece){off, len, 0, NULL};
         all->bytes += len;
     }
     return 0;
@@ -486,11 +491,11 @@ static void round_teardown(struct call *c, struct round *rd)
     for (int k = 0; k < c->nout && rd->outp; k++)
         free(rd->outp[k].p);
     free(rd->outp);
-    free(rd->mine.p);
     free(rd->all.p);
     free(rd->req);
     free(rd->bufs);
     free(rd->inbuf);
+    free(rd->indata);
     free(rd->outbuf);
 }
 
@@ -529,22 +534,85 @@ static int check_counts(const struct link *l, int64_t r, const struct piece_list
                       l->fd);
 }
 
-/* Pack (offset, length) pairs, then (data) the bytes from the user buffer. */
-static void pack_pieces(const struct call *c, const struct piece_list *p, char *b, bool data)
+/* The (offset, length) pairs of a piece list. */
+static void pack_header(const struct piece_list *p, int64_t *hdr)
 {
-    int64_t *hdr = (int64_t *)b;
-    char *at = b + 16 * p->n;
     for (int64_t i = 0; i < p->n; i++) {
         hdr[2 * i] = p->p[i].off;
         hdr[2 * i + 1] = p->p[i].len;
-        if (data)
-            flat_gather(c->mt, c->buf, p->p[i].spos - c->s0, p->p[i].len, at);
-        at += p->p[i].len;
     }
 }
 
-/* Write, sender side: header and data in one message per FD fed. After a
- * failure the messages still go, empty, so no aggregator waits forever. */
+/* Where this rank's pieces lie in its buffer when they are one run of it
+ * (consecutive in the stream, and one run of memory): then the message goes
+ * from or to the user's buffer with no copy. NULL otherwise. */
+static char *user_run(const struct call *c, const struct piece_list *p)
+{
+    for (int64_t i = 1; i < p->n; i++)
+        if (p->p[i].spos != p->p[i - 1].spos + p->p[i - 1].len)
+            return NULL;
+    return p->n ? flat_run(c->mt, c->buf, p->p[0].spos - c->s0, p->bytes) : NULL;
+}
+
+/* Where a link's pieces (np pairs of hdr) lie in the window buffer when
+ * they sit back to back there; NULL otherwise. */
+static char *window_run(const struct ranges *w, char *wbuf, const int64_t *hdr, int64_t np)
+{
+    int64_t first = wpos(w, hdr[0]), at = first;
+    for (int64_t q = 0; q < np; at += hdr[2 * q + 1], q++)
+        if (wpos(w, hdr[2 * q]) != at)
+            return NULL;
+    return wbuf + first;
+}
+
+/* A header message per FD fed and, on the aggregator, per rank feeding it,
+ * for the whole round (all steps: they are small). After a failure the
+ * messages still go, empty, so no aggregator waits forever; an aggregator
+ * that failed receives into nothing (an over-long message then fails the
+ * receive instead of hanging the sender). */
+static int header_sends(struct call *c, struct round *rd, int64_t r, int local)
+{
+    static char nothing;
+    for (int k = 0; k < c->nout; k++) {
+        const struct link *l = &c->out[k];
+        if (!in_round(l, r))
+            continue;
+        struct ranges w;
+        round_window(c, l->fd, r, &w);
+        local = local ? local : my_pieces(c, &w, &rd->outp[k]);
+        local = local ? local : check_counts(l, r, &rd->outp[k]);
+        char *b = local ? NULL : round_alloc(c, rd, 16 * rd->outp[k].n);
+        if (!local && !b)
+            local = tacio_fail(TACIO_ENOMEM, "out of memory");
+        if (b)
+            pack_header(&rd->outp[k], (int64_t *)b);
+        MPI_Isend(b ? b : &nothing, b ? 16 * (int)rd->outp[k].n : 0, MPI_BYTE, l->peer, TAG_REQ,
+                  c->f->comm, &rd->req[rd->nreq++]);
+    }
+    return local;
+}
+
+static int header_receives(struct call *c, struct round *rd, int64_t r, int local)
+{
+    static char nothing;
+    for (int k = 0; k < c->nin; k++) {
+        const struct link *l = &c->in[k];
+        rd->inbuf[k] = rd->indata[k] = NULL;
+        if (!in_round(l, r))
+            continue;
+        int64_t size = 16 * l->np[r - l->r0];
+        char *b = local ? NULL : round_alloc(c, rd, size);
+        if (!local && !b)
+            local = tacio_fail(TACIO_ENOMEM, "out of memory");
+        rd->inbuf[k] = b;
+        MPI_Irecv(b ? b : &nothing, b ? (int)size : 0, MPI_BYTE, l->peer, TAG_REQ, c->f->comm,
+                  &rd->req[rd->nreq++]);
+    }
+    return local;
+}
+
+/* Write, sender side: this step's data, from the user's buffer when it is
+ * one run there, packed otherwise. */
 static int write_sends(struct call *c, struct round *rd, int64_t r, int local, int step)
 {
     static char nothing;
@@ -552,67 +620,58 @@ static int write_sends(struct call *c, struct round *rd, int64_t r, int local, i
         const struct link *l = &c->out[k];
         if (!in_round(l, r) || msg_step(c, c->f->rank, l->peer) != step)
             continue;
-        struct ranges w;
-        round_window(c, l->fd, r, &w);
-        local = local ? local : my_pieces(c, &w, &rd->mine);
-        local = local ? local : check_counts(l, r, &rd->mine);
-        int64_t size = 16 * rd->mine.n + rd->mine.bytes;
-        char *b = local ? NULL : round_alloc(c, rd, size);
+        const struct piece_list *p = &rd->outp[k];
+        char *b = local ? NULL : user_run(c, p);
+        if (!local && !b && (b = round_alloc(c, rd, p->bytes)))
+            for (int64_t i = 0, pos = 0; i < p->n; pos += p->p[i++].len)
+                flat_gather(c->mt, c->buf, p->p[i].spos - c->s0, p->p[i].len, b + pos);
         if (!local && !b)
-            local = tacio_fail(TACIO_ENOMEM, "out of memory packing %lld bytes", (long long)size);
-        if (b)
-            pack_pieces(c, &rd->mine, b, true);
-        MPI_Isend(b ? b : &nothing, b ? (int)size : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
+            local =
+                tacio_fail(TACIO_ENOMEM, "out of memory packing %lld bytes", (long long)p->bytes);
+        MPI_Isend(b ? b : &nothing, b ? (int)p->bytes : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
                   &rd->req[rd->nreq++]);
     }
     return local;
 }
 
-/* Write, aggregator side: one receive per rank with data in the window;
- * after a failure into nothing (an over-long message then fails the
- * receive instead of hanging the sender). */
-static int write_receives(struct call *c, struct round *rd, int64_t r, int local, int step)
+/* Write, aggregator side: this step's data, straight into the window where
+ * a sender's pieces sit back to back there, staged otherwise. */
+static int write_receives(struct call *c, struct round *rd, int64_t r, const struct ranges *w,
+                          int local, int step)
 {
     static char nothing;
     for (int k = 0; k < c->nin; k++) {
         const struct link *l = &c->in[k];
         if (!in_round(l, r) || msg_step(c, l->peer, c->f->rank) != step)
             continue;
-        int64_t np = l->np[r - l->r0], size = 16 * np + l->bytes[r - l->r0];
-        char *b = local ? NULL : round_alloc(c, rd, size);
-        if (!local && !b)
-            local = tacio_fail(TACIO_ENOMEM, "out of memory staging %lld bytes", (long long)size);
-        rd->inbuf[k] = b;
-        MPI_Irecv(b ? b : &nothing, b ? (int)size : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
+        int64_t np = l->np[r - l->r0], bytes = l->bytes[r - l->r0];
+        char *b = local ? NULL : window_run(w, rd->wbuf, (const int64_t *)rd->inbuf[k], np);
+        if (!local && !b && !(b = rd->indata[k] = round_alloc(c, rd, bytes)))
+            local = tacio_fail(TACIO_ENOMEM, "out of memory staging %lld bytes", (long long)bytes);
+        MPI_Irecv(b ? b : &nothing, b ? (int)bytes : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
                   &rd->req[rd->nreq++]);
     }
     return local;
 }
 
-/* The window's pieces from the messages received in this round. */
-static int collect_pieces(struct call *c, struct round *rd, int64_t r, const struct ranges *w,
-                          bool with_data)
+/* The window's pieces from this round's headers. */
+static int collect_pieces(struct call *c, struct round *rd, int64_t r, const struct ranges *w)
 {
     int rc = 0;
-    for (int k = 0; k < c->nin && !rc; k++) {
-        const struct link *l = &c->in[k];
-        if (!rd->inbuf[k])
-            continue;
-        int64_t np = l->np[r - l->r0];
-        rc = pieces_from_header((const int64_t *)rd->inbuf[k], np,
-                                with_data ? rd->inbuf[k] + 16 * np : NULL, w, &rd->all);
-    }
+    for (int k = 0; k < c->nin && !rc; k++)
+        if (rd->inbuf[k])
+            rc = pieces_from_header((const int64_t *)rd->inbuf[k], c->in[k].np[r - c->in[k].r0], w,
+                                    &rd->all);
     return rc;
 }
 
-/* Aggregator: the window of round r, its pieces from this round's messages
- * (with their data for a write) and its spans, and a buffer for it. *empty:
- * nobody has bytes in it. */
+/* Aggregator: the window of round r, its pieces from this round's headers
+ * and its spans, and a buffer for it. *empty: nobody has bytes in it. */
 static int window_open(struct call *c, struct round *rd, int64_t r, struct ranges *w,
-                       struct span *sp, bool with_data, bool *empty)
+                       struct span *sp, bool *empty)
 {
     round_window(c, c->my_fd, r, w);
-    int rc = collect_pieces(c, rd, r, w, with_data);
+    int rc = collect_pieces(c, rd, r, w);
     *empty = rc || rd->all.n == 0;
     if (*empty)
         return rc;
@@ -622,22 +681,18 @@ static int window_open(struct call *c, struct round *rd, int64_t r, struct range
     return rd->wbuf ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory for the window");
 }
 
-/* Write, aggregator: read the holes (read-modify-write), place, write. */
-static int write_window(struct call *c, struct round *rd, int64_t r)
+/* Staged data (links whose pieces do not sit back to back in the window)
+ * into place. */
+static void place_staged(struct call *c, struct round *rd, int64_t r, const struct ranges *w)
 {
-    struct ranges w;
-    struct span sp[64];
-    bool empty;
-    double t0 = exec_now();
-    int rc = window_open(c, rd, r, &w, sp, true, &empty);
-    if (!rc && !empty)
-        rc = span_io(c, &w, sp, &rd->all, rd->wbuf, false, true);
-    for (int64_t k = 0; !rc && !empty && k < rd->all.n; k++)
-        memcpy(rd->wbuf + wpos(&w, rd->all.p[k].off), rd->all.p[k].data, (size_t)rd->all.p[k].len);
-    if (!rc && !empty)
-        rc = span_io(c, &w, sp, &rd->all, rd->wbuf, true, false);
-    c->t[5] += exec_now() - t0;
-    return rc;
+    for (int k = 0; k < c->nin; k++) {
+        const int64_t *hdr = (const int64_t *)rd->inbuf[k];
+        if (!rd->indata[k])
+            continue;
+        for (int64_t q = 0, pos = 0, np = c->in[k].np[r - c->in[k].r0]; q < np;
+             pos += hdr[2 * q + 1], q++)
+            memcpy(rd->wbuf + wpos(w, hdr[2 * q]), rd->indata[k] + pos, (size_t)hdr[2 * q + 1]);
+    }
 }
 
 /* The round's agreement; the last one also takes the call's peaks (stats). */
@@ -653,58 +708,42 @@ static int round_agree(struct call *c, int64_t r, int local)
     return rc;
 }
 
+/* Write: headers; the aggregator lays out its window and reads the holes
+ * of the spans it sieves (read-modify-write); the data, step by step, into
+ * the window; the window written. */
 static int write_round(struct call *c, struct round *rd, int64_t r, int local)
 {
-    memset(rd->inbuf, 0, sizeof(char *) * (size_t)c->nin);
+    struct ranges w = {.n = 0};
+    struct span sp[64];
+    bool empty = true;
+    double t0 = exec_now();
+    local = header_sends(c, rd, r, local);
+    if (c->my_fd >= 0)
+        local = header_receives(c, rd, r, local);
+    c->t[3] += exec_now() - t0;
+    local = wait_all(c, rd, local);
+    t0 = exec_now();
+    if (!local && c->my_fd >= 0)
+        local = window_open(c, rd, r, &w, sp, &empty);
+    if (!local && !empty)
+        local = span_io(c, &w, sp, &rd->all, rd->wbuf, false, true);
+    c->t[5] += exec_now() - t0;
     for (int step = 0; step < c->nsteps; step++) {
-        double t0 = exec_now();
+        t0 = exec_now();
         local = write_sends(c, rd, r, local, step);
         if (c->my_fd >= 0)
-            local = write_receives(c, rd, r, local, step);
+            local = write_receives(c, rd, r, &w, local, step);
         c->t[3] += exec_now() - t0;
         local = wait_all(c, rd, local);
     }
-    if (!local && c->my_fd >= 0)
-        local = write_window(c, rd, r);
+    t0 = exec_now();
+    if (!local && !empty) {
+        place_staged(c, rd, r, &w);
+        local = span_io(c, &w, sp, &rd->all, rd->wbuf, true, false);
+    }
+    c->t[5] += exec_now() - t0;
     round_reset(c, rd);
     return round_agree(c, r, local);
-}
-
-/* Read, first: every rank tells the aggregators which pieces it wants. */
-static int read_requests(struct call *c, struct round *rd, int64_t r, int local)
-{
-    static char nothing;
-    for (int k = 0; k < c->nout; k++) {
-        const struct link *l = &c->out[k];
-        rd->outbuf[k] = NULL;
-        if (!in_round(l, r))
-            continue;
-        struct ranges w;
-        round_window(c, l->fd, r, &w);
-        local = local ? local : my_pieces(c, &w, &rd->outp[k]);
-        local = local ? local : check_counts(l, r, &rd->outp[k]);
-        char *b = local ? NULL : round_alloc(c, rd, 16 * rd->outp[k].n);
-        if (!local && !b)
-            local = tacio_fail(TACIO_ENOMEM, "out of memory");
-        if (b)
-            pack_pieces(c, &rd->outp[k], b, false);
-        MPI_Isend(b ? b : &nothing, b ? 16 * (int)rd->outp[k].n : 0, MPI_BYTE, l->peer, TAG_REQ,
-                  c->f->comm, &rd->req[rd->nreq++]);
-    }
-    for (int k = 0; k < c->nin; k++) {
-        const struct link *l = &c->in[k];
-        rd->inbuf[k] = NULL;
-        if (!in_round(l, r))
-            continue;
-        int64_t size = 16 * l->np[r - l->r0];
-        char *b = local ? NULL : round_alloc(c, rd, size);
-        if (!local && !b)
-            local = tacio_fail(TACIO_ENOMEM, "out of memory");
-        rd->inbuf[k] = b;
-        MPI_Irecv(b ? b : &nothing, b ? (int)size : 0, MPI_BYTE, l->peer, TAG_REQ, c->f->comm,
-                  &rd->req[rd->nreq++]);
-    }
-    return local;
 }
 
 /* Read, aggregator: the window's spans, read once. */
@@ -714,14 +753,15 @@ static int read_window(struct call *c, struct round *rd, int64_t r)
     struct span sp[64];
     bool empty;
     double t0 = exec_now();
-    int rc = window_open(c, rd, r, &w, sp, false, &empty);
+    int rc = window_open(c, rd, r, &w, sp, &empty);
     if (!rc && !empty)
         rc = span_io(c, &w, sp, &rd->all, rd->wbuf, false, false);
     c->t[5] += exec_now() - t0;
     return rc;
 }
 
-/* Read, aggregator: each requester of this step gets its pieces' bytes. */
+/* Read, aggregator: each requester of this step gets its pieces' bytes,
+ * straight from the window where they sit back to back there. */
 static int read_replies(struct call *c, struct round *rd, int64_t r, int local, int step)
 {
     static char nothing;
@@ -732,19 +772,21 @@ static int read_replies(struct call *c, struct round *rd, int64_t r, int local, 
         if (!in_round(l, r) || msg_step(c, l->peer, c->f->rank) != step)
             continue;
         int64_t np = l->np[r - l->r0], bytes = l->bytes[r - l->r0];
-        char *b = local || !rd->inbuf[k] ? NULL : round_alloc(c, rd, bytes);
+        const int64_t *hdr = (const int64_t *)rd->inbuf[k];
+        char *b = local || !hdr ? NULL : window_run(&w, rd->wbuf, hdr, np);
+        if (!local && hdr && !b && (b = round_alloc(c, rd, bytes)))
+            for (int64_t q = 0, pos = 0; q < np; pos += hdr[2 * q + 1], q++)
+                memcpy(b + pos, rd->wbuf + wpos(&w, hdr[2 * q]), (size_t)hdr[2 * q + 1]);
         if (!local && !b)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
-        const int64_t *hdr = (const int64_t *)rd->inbuf[k];
-        for (int64_t q = 0, pos = 0; b && q < np; pos += hdr[2 * q + 1], q++)
-            memcpy(b + pos, rd->wbuf + wpos(&w, hdr[2 * q]), (size_t)hdr[2 * q + 1]);
         MPI_Isend(b ? b : &nothing, b ? (int)bytes : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
                   &rd->req[rd->nreq++]);
     }
     return local;
 }
 
-/* Read, requester: receive this step's bytes. */
+/* Read, requester: receive this step's bytes, straight into the user's
+ * buffer when they are one run of it. */
 static int read_receives(struct call *c, struct round *rd, int64_t r, int local, int step)
 {
     static char nothing;
@@ -752,10 +794,9 @@ static int read_receives(struct call *c, struct round *rd, int64_t r, int local,
         const struct link *l = &c->out[k];
         if (!in_round(l, r) || msg_step(c, c->f->rank, l->peer) != step)
             continue;
-        char *b = local ? NULL : round_alloc(c, rd, rd->outp[k].bytes);
-        if (!local && !b)
+        char *b = local ? NULL : user_run(c, &rd->outp[k]);
+        if (!local && !b && !(b = rd->outbuf[k] = round_alloc(c, rd, rd->outp[k].bytes)))
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
-        rd->outbuf[k] = b;
         MPI_Irecv(b ? b : &nothing, b ? (int)rd->outp[k].bytes : 0, MPI_BYTE, l->peer, TAG_DATA,
                   c->f->comm, &rd->req[rd->nreq++]);
     }
@@ -774,7 +815,10 @@ static void read_unpack(struct call *c, struct round *rd)
 static int read_round(struct call *c, struct round *rd, int64_t r, int local)
 {
     double t0 = exec_now();
-    local = read_requests(c, rd, r, local);
+    memset(rd->outbuf, 0, sizeof(char *) * (size_t)c->nout);
+    local = header_sends(c, rd, r, local);
+    if (c->my_fd >= 0)
+        local = header_receives(c, rd, r, local);
     c->t[3] += exec_now() - t0;
     local = wait_all(c, rd, local);
     if (!local && c->my_fd >= 0)

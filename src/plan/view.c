@@ -249,6 +249,16 @@ static void flat_copy_bytes(const struct flat *mt, char *base, int64_t s, int64_
     }
 }
 
+char *flat_run(const struct flat *mt, char *base, int64_t s, int64_t len)
+{
+    if (len <= 0)
+        return NULL;
+    if (flat_dense(mt))
+        return base + flat_offset_of(mt, s);
+    int64_t r = s % mt->size, i = extent_at(mt, r), into = r - mt->cum[i];
+    return into + len <= mt->len[i] ? base + (s / mt->size) * mt->extent + mt->off[i] + into : NULL;
+}
+
 void flat_gather(const struct flat *mt, const char *base, int64_t s, int64_t len, char *dst)
 {
     flat_copy_bytes(mt, (char *)base, s, len, dst, false);

@@ -70,6 +70,10 @@ int view_walk(const struct view *v, int64_t s0, int64_t s1, int64_t lo, int64_t 
 /* Copy between a typed memory buffer (memtype tiled from base) and a packed
  * stream: len bytes starting at stream position s. */
 void flat_gather(const struct flat *mt, const char *base, int64_t s, int64_t len, char *dst);
+/* Where stream bytes [s, s + len) of memory type mt tiled from base lie when
+ * they are one run of memory (a contiguous type, or inside one extent), so
+ * a message can go straight from or to there; NULL otherwise. */
+char *flat_run(const struct flat *mt, char *base, int64_t s, int64_t len);
 void flat_scatter(const struct flat *mt, char *base, int64_t s, int64_t len, const char *src);
 
 /* A pattern whose rank r accesses stream [s0[r], s0[r] + n[r]) of views[r];
