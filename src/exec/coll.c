@@ -59,6 +59,8 @@ static void record_stats(struct call *c, int64_t offset)
     s->steps = c->nsteps;
     s->meta_bytes = c->meta_peak;
     s->peak_buffer_bytes = c->staged_peak;
+    s->independent = c->independent;
+    s->bytes = c->independent ? c->indep_bytes : 0;
     if (c->plan) {
         const struct metrics *m = &c->plan->m;
         s->bytes = m->total_bytes;
@@ -77,13 +79,13 @@ static void record_stats(struct call *c, int64_t offset)
                 "\"st3\":%.6f,\"st4\":%.6f,\"st5\":%.6f,\"total\":%.6f,\"bytes\":%lld,"
                 "\"shuffle_bytes\":%lld,\"offnode_bytes\":%lld,\"hop_bytes\":%lld,"
                 "\"max_link_load\":%lld,\"naggs\":%d,\"rounds\":%lld,\"steps\":%d,\"buffer_bytes\":"
-                "%lld,\"meta_bytes\":%lld,\"peak_buffer_bytes\":%lld}\n",
+                "%lld,\"meta_bytes\":%lld,\"peak_buffer_bytes\":%lld,\"independent\":%d}\n",
                 s->op, s->strategy, c->f->nprocs, s->st1_access, s->st2_plan, s->st3_route,
                 s->st4_shuffle, s->st5_io, s->total, (long long)s->bytes,
                 (long long)s->shuffle_bytes, (long long)s->offnode_bytes, (long long)s->hop_bytes,
                 (long long)s->max_link_load, s->naggs, (long long)s->rounds, s->steps,
                 (long long)s->buffer_bytes, (long long)s->meta_bytes,
-                (long long)s->peak_buffer_bytes);
+                (long long)s->peak_buffer_bytes, s->independent);
         fclose(out);
     }
 }
@@ -128,6 +130,8 @@ int exec_collective(struct tacio_file *f, int64_t offset, void *buf, int64_t cou
     c.t[2] = exec_now() - t1;
     if (!rc && c.has_rounds)
         rc = coll_rounds(&c);
+    else if (!rc && c.independent)
+        rc = coll_independent(&c);
     c.t[0] = exec_now() - t0;
     if (!rc) {
         if (!c.peaks_agreed)

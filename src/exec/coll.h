@@ -35,16 +35,18 @@ struct call {
     /* the plan: FDs, aggregators, metrics (the same on every rank; C only
      * on rank 0, which planned) */
     struct tacio_plan *plan;
-    int *nsenders;   /* per FD: ranks feeding it */
-    int *senders;    /* the ranks feeding the FD this rank aggregates (C's column) */
-    int nfeeding;    /* how many: senders[0, nfeeding) */
-    bool ordered;    /* the plan orders collection (Tsujita) */
-    bool has_rounds; /* rank 0 sent a plan: the rounds follow (c->plan NULL: this rank
-                        could not take it, and coll_rounds agrees on failing) */
-    int plan_rc;     /* this rank's first failure while planning, not yet agreed */
-    int peer_failed; /* rank 0: planning stopped because another rank failed */
-    struct comm row; /* this rank's row of C for the partition asked last */
-    int my_fd;       /* FD this rank aggregates, or -1 */
+    int *nsenders;       /* per FD: ranks feeding it */
+    int *senders;        /* the ranks feeding the FD this rank aggregates (C's column) */
+    int nfeeding;        /* how many: senders[0, nfeeding) */
+    bool ordered;        /* the plan orders collection (Tsujita) */
+    bool has_rounds;     /* rank 0 sent a plan: the rounds follow (c->plan NULL: this rank
+                            could not take it, and coll_rounds agrees on failing) */
+    bool independent;    /* rank 0 chose independent I/O: no plan, no shuffle */
+    int64_t indep_bytes; /* then: the bytes all ranks access (stats) */
+    int plan_rc;         /* this rank's first failure while planning, not yet agreed */
+    int peer_failed;     /* rank 0: planning stopped because another rank failed */
+    struct comm row;     /* this rank's row of C for the partition asked last */
+    int my_fd;           /* FD this rank aggregates, or -1 */
     int64_t rounds;
     int nsteps; /* collection steps per round: hosts when the plan orders them */
     struct link *out, *in;
@@ -76,6 +78,9 @@ void coll_plan_free(struct call *c);
 /* st3-st5: links, then every round (write when c->is_write). Returns the
  * agreed result. */
 int coll_rounds(struct call *c);
+/* Independent I/O of this rank's own pieces (romio_cb_write/read disabled,
+ * or automatic and every rank's pieces large). Returns the agreed result. */
+int coll_independent(struct call *c);
 void coll_links_free(struct call *c);
 
 /* This rank's row of C for part (a 1 x part->n comm). */

@@ -17,7 +17,11 @@
 #define ROW_CAP 8    /* row entries that ride in the fixed-size gather */
 #define CHUNK_FDS 64 /* FDs per broadcast */
 
-enum { CMD_ROWS = 1, CMD_ROWS_FULL, CMD_DONE, CMD_NO_PLAN, CMD_FAILED };
+enum { CMD_ROWS = 1, CMD_ROWS_FULL, CMD_DONE, CMD_NO_PLAN, CMD_FAILED, CMD_INDEPENDENT };
+
+/* The summary's first word: this rank failed; it has a piece below
+ * tacio_ind_min_piece (so collective buffering pays). */
+enum { SUM_FAILED = 1, SUM_SMALL = 2 };
 
 struct plan_head {
     int ordered, mem_shortfall;
@@ -245,7 +249,50 @@ static void serve_rows(struct call *c, struct order *o)
 
 #define SUMMARY_WORDS (2 + 3 * SUMMARY_RUNS)
 
-/* [failed, runs, then per run (off, len, bytes)]: this rank's access as k
+/* Whether this rank's access has a run of touching pieces shorter than
+ * min: the scan stops at the first one, so it costs a few pieces for the
+ * fine-grained accesses collective buffering is for, and reads every piece
+ * only of accesses made of few large ones. */
+struct run_scan {
+    int64_t min, end, run;
+    bool small;
+};
+
+static int scan_run(int64_t off, int64_t len, int64_t spos, void *ctx)
+{
+    struct run_scan *s = ctx;
+    (void)spos;
+    if (s->run && off == s->end) {
+        s->run += len;
+        s->end += len;
+        return 0;
+    }
+    if (s->run && s->run < s->min) {
+        s->small = true;
+        return 1; /* stop the walk */
+    }
+    s->run = len;
+    s->end = off + len;
+    return 0;
+}
+
+static bool has_small_run(const struct call *c, int64_t min)
+{
+    struct run_scan s = {min, 0, 0, false};
+    if (c->n > 0)
+        view_walk(&c->v, c->s0, c->s0 + c->n, view_offset_of(&c->v, c->s0),
+                  view_offset_of(&c->v, c->s0 + c->n - 1) + 1, scan_run, &s);
+    return s.small || (s.run && s.run < min);
+}
+
+/* Collective buffering for this call's direction: enable, disable or
+ * automatic (ROMIO's romio_cb_write / romio_cb_read). */
+static const char *cb_mode(const struct call *c)
+{
+    return c->is_write ? c->f->hints->cb_write : c->f->hints->cb_read;
+}
+
+/* [flags, runs, then per run (off, len, bytes)]: this rank's access as k
  * runs of equal bytes. The runs are disjoint because the access is
  * monotonic in the file. */
 static void summarize(const struct call *c, int local, int k, int64_t *out)
@@ -259,8 +306,25 @@ static void summarize(const struct call *c, int local, int k, int64_t *out)
         out[2 + 3 * m] = lo, out[3 + 3 * m] = hi - lo, out[4 + 3 * m] = b - a;
         m++;
     }
-    out[0] = local != 0;
+    out[0] = local ? SUM_FAILED : 0;
+    if (!local && !strcmp(cb_mode(c), "automatic") && has_small_run(c, c->f->hints->ind_min_piece))
+        out[0] |= SUM_SMALL;
     out[1] = m;
+}
+
+/* Rank 0: independent I/O when collective buffering is disabled, or
+ * automatic and no rank has a run short enough for it to pay. */
+static bool go_independent(const struct call *c, const int64_t *all, int words)
+{
+    const char *mode = cb_mode(c);
+    if (!strcmp(mode, "disable"))
+        return true;
+    if (strcmp(mode, "automatic"))
+        return false;
+    for (int r = 0; r < c->f->nprocs; r++)
+        if (all[words * r] & SUM_SMALL)
+            return false;
+    return true;
 }
 
 /* Rank 0: the summary pattern from the gathered runs. */
@@ -296,8 +360,14 @@ static int plan_on_root(struct call *c, const int64_t *all, int words)
     if (c->plan_rc)
         return c->plan_rc;
     for (int r = 1; r < f->nprocs; r++)
-        if (all[words * r])
+        if (all[words * r] & SUM_FAILED)
             return c->peer_failed = tacio_fail(TACIO_EIO, "rank %d failed", r);
+    if ((c->independent = go_independent(c, all, words))) {
+        for (int r = 0; r < f->nprocs; r++) /* for the stats */
+            for (int64_t q = 0; q < all[words * r + 1]; q++)
+                c->indep_bytes += all[words * r + 4 + 3 * q];
+        return 0;
+    }
     struct tacio_pattern *pat = NULL;
     int rc = note_failure(c, summary_pattern(c, all, words, &pat));
     struct plan_ctx ctx = {pat, f->topo, f->hints, 0, 0, rows_from_ranks, c};
@@ -352,7 +422,9 @@ static void send_outcome(struct call *c, int rc)
 {
     struct order o;
     memset(&o, 0, sizeof o); /* padding travels too */
-    o.cmd = rc ? CMD_FAILED : c->plan ? CMD_DONE : CMD_NO_PLAN;
+    o.cmd = rc ? CMD_FAILED : c->independent ? CMD_INDEPENDENT : c->plan ? CMD_DONE : CMD_NO_PLAN;
+    if (o.cmd == CMD_INDEPENDENT)
+        o.n = c->indep_bytes;
     if (o.cmd == CMD_DONE) {
         o.n = c->plan->part.n;
         o.striped = c->plan->part.striped;
@@ -368,6 +440,8 @@ static void send_outcome(struct call *c, int rc)
 /* The others: rank 0's outcome. */
 static int take_outcome(struct call *c, struct order *o)
 {
+    if (o->cmd == CMD_INDEPENDENT)
+        c->indep_bytes = o->n;
     if (o->cmd != CMD_DONE)
         return o->cmd;
     int rc = note_failure(c, plan_from_head(c, o));
@@ -434,7 +508,7 @@ int coll_plan(struct call *c, int local)
         meta_add(c, 8 * (int64_t)words * c->f->nprocs);
         int rc = all ? plan_on_root(c, all, words) : c->plan_rc;
         send_outcome(c, rc);
-        cmd = rc ? CMD_FAILED : c->plan ? CMD_DONE : CMD_NO_PLAN;
+        cmd = rc ? CMD_FAILED : c->independent ? CMD_INDEPENDENT : c->plan ? CMD_DONE : CMD_NO_PLAN;
     } else {
         struct order o;
         serve_rows(c, &o);
@@ -443,6 +517,7 @@ int coll_plan(struct call *c, int local)
     free(all);
     comm_free(&c->row);
     c->has_rounds = cmd == CMD_DONE;
+    c->independent = cmd == CMD_INDEPENDENT;
     if (cmd == CMD_DONE)
         scatter_senders(c);
     if (cmd == CMD_FAILED) /* whoever failed first says why */

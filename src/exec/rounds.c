@@ -837,6 +837,52 @@ static int read_round(struct call *c, struct round *rd, int64_t r, int local)
     return round_agree(c, r, local);
 }
 
+/* ---- independent I/O ---- */
+
+#define BOUNCE_BYTES (4 << 20) /* a scattered buffer moves through this much at once */
+
+struct indep {
+    struct call *c;
+    char *bounce;
+};
+
+/* One piece: straight from or to the user's buffer when it is one run
+ * there, through the bounce buffer otherwise. */
+static int indep_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
+{
+    struct indep *in = ctx;
+    struct call *c = in->c;
+    char *run = flat_run(c->mt, c->buf, spos - c->s0, len);
+    if (run)
+        return io_call(c, run, len, off, c->is_write);
+    if (!in->bounce && !(in->bounce = malloc(BOUNCE_BYTES)))
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (int64_t done = 0; done < len;) {
+        int64_t n = min64(len - done, BOUNCE_BYTES), rc;
+        if (c->is_write)
+            flat_gather(c->mt, c->buf, spos - c->s0 + done, n, in->bounce);
+        if ((rc = io_call(c, in->bounce, n, off + done, c->is_write)))
+            return (int)rc;
+        if (!c->is_write)
+            flat_scatter(c->mt, c->buf, spos - c->s0 + done, n, in->bounce);
+        done += n;
+    }
+    return 0;
+}
+
+int coll_independent(struct call *c)
+{
+    struct indep in = {c, NULL};
+    int rc = 0;
+    double t0 = exec_now();
+    if (!c->plan_rc && c->n > 0)
+        rc = view_walk(&c->v, c->s0, c->s0 + c->n, view_offset_of(&c->v, c->s0),
+                       view_offset_of(&c->v, c->s0 + c->n - 1) + 1, indep_piece, &in);
+    c->t[5] = exec_now() - t0;
+    free(in.bounce);
+    return exec_agree(c->f->comm, c->plan_rc ? c->plan_rc : rc);
+}
+
 /* ---- the rounds ---- */
 
 static void count_rounds(struct call *c)

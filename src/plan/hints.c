@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum hint_kind { H_SIZE, H_DOUBLE, H_STRATEGY, H_SOLVER, H_TEXT, H_CONFIG_LIST };
+enum hint_kind { H_SIZE, H_DOUBLE, H_STRATEGY, H_SOLVER, H_CB, H_TEXT, H_CONFIG_LIST };
 
 struct hint_def {
     const char *key;
@@ -25,6 +25,8 @@ static const struct hint_def table[] = {
     {"cb_nodes", H_SIZE, FIELD(cb_nodes), 1, NULL},
     {"cb_buffer_size", H_SIZE, FIELD(cb_buffer_size), 1, "16m"},
     {"cb_config_list", H_CONFIG_LIST, FIELD(cb_config_list), 0, "*:1"},
+    {"romio_cb_write", H_CB, FIELD(cb_write), 0, "automatic"},
+    {"romio_cb_read", H_CB, FIELD(cb_read), 0, "automatic"},
     {"striping_unit", H_SIZE, FIELD(striping_unit), 1, NULL},
     {"striping_factor", H_SIZE, FIELD(striping_factor), 1, NULL},
     {"tacio_strategy", H_STRATEGY, FIELD(strategy), 0, "romio"},
@@ -40,14 +42,13 @@ static const struct hint_def table[] = {
     {"tacio_ranks_per_node", H_SIZE, FIELD(ranks_per_node), 1, NULL},
     {"tacio_topology", H_TEXT, FIELD(topology), 0, NULL},
     {"tacio_mem_per_node", H_SIZE, FIELD(mem_per_node), 1, NULL},
+    {"tacio_ind_min_piece", H_SIZE, FIELD(ind_min_piece), 1, "256k"},
 };
 #define NHINTS (sizeof table / sizeof *table)
 
 /* ROMIO hints tacio leaves to the MPI library (any other key that is not
  * tacio_ is ignored too, as ROMIO ignores keys it does not know). */
-static const char *const passthrough[] = {"romio_cb_read",
-                                          "romio_cb_write",
-                                          "romio_ds_read",
+static const char *const passthrough[] = {"romio_ds_read",
                                           "romio_ds_write",
                                           "cb_read",
                                           "cb_write",
@@ -124,6 +125,13 @@ static int set_value(const struct hint_def *d, const char *value, struct tacio_h
         if (!strategy_find(value))
             return tacio_fail(TACIO_EINVAL, "unknown strategy '%s'; expected one of %s", value,
                               strategy_names());
+        return set_text(d, value, field);
+    case H_CB:
+        if (strcmp(value, "enable") && strcmp(value, "disable") && strcmp(value, "automatic"))
+            return tacio_fail(TACIO_EINVAL,
+                              "hint %s=%s is not known; expected one of enable, disable, "
+                              "automatic",
+                              d->key, value);
         return set_text(d, value, field);
     case H_SOLVER:
         if (strcmp(value, "auto") && strcmp(value, "flow") && strcmp(value, "dense"))

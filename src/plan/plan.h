@@ -18,7 +18,12 @@ struct tacio_hints {
     int64_t cb_nodes;          /* 0: ROMIO's default, every entry of the cb_config_list */
     int64_t cb_buffer_size;    /* bytes an aggregator holds per round */
     char cb_config_list[1024]; /* ROMIO's grammar (cbconfig.c) */
-    int64_t striping_unit;     /* 0: unset */
+    /* romio_cb_write, romio_cb_read: enable (always collective buffering),
+     * disable (independent I/O), automatic (independent when every piece is
+     * at least ind_min_piece bytes, collective otherwise) */
+    char cb_write[12], cb_read[12];
+    int64_t ind_min_piece;
+    int64_t striping_unit; /* 0: unset */
     int64_t striping_factor;
     char strategy[32];
     int64_t msg_ind;       /* mccio: leaf size of the partition tree */

@@ -16,6 +16,7 @@ struct engine_case {
      * stream into `tiles` copies of its filetype (for views with holes) */
     int tiles;
     bool last_rank_empty; /* the last rank (of several) accesses no byte */
+    bool independent;     /* extra_hints make the calls independent I/O */
     int (*make_type)(int rank, int p, MPI_Datatype *ft, MPI_Offset *disp);
 };
 

@@ -151,6 +151,24 @@ static const struct pcase cases[] = {
     {NULL, mesh_type, any_p}, /* mesh_spec */
 };
 
+/* The same case served by independent I/O: with collective buffering
+ * disabled (ROMIO's romio_cb_write/read), and automatic with every piece
+ * "large" (tacio_ind_min_piece=1). Then back to collective. */
+static void run_independent(struct engine_case *ec)
+{
+    const char *hints[] = {"romio_cb_write=disable,romio_cb_read=disable", "tacio_ind_min_piece=1"};
+    const char *strategy = ec->strategy;
+    ec->strategy = "romio";
+    ec->independent = true;
+    for (int i = 0; i < 2; i++) {
+        ec->extra_hints = hints[i];
+        run_engine_case(ec);
+    }
+    ec->strategy = strategy;
+    ec->independent = false;
+    ec->extra_hints = NULL;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -174,6 +192,7 @@ int main(int argc, char **argv)
             run_engine_case(&ec);
         }
         free(copy);
+        run_independent(&ec);
     }
     /* views with holes and an empty last rank, against the MPI_Unpack oracle */
     struct engine_case holes = {
@@ -184,5 +203,6 @@ int main(int argc, char **argv)
         run_engine_case(&holes);
     }
     free(copy);
+    run_independent(&holes);
     return finish("test_engine");
 }
