@@ -37,12 +37,12 @@ test-sanitize: deps
 	@cmake --build build-asan -j 2
 	@cd build-asan && ctest --output-on-failure
 
-demo: build
-	@scripts/demo.sh $(BUILD)/bin/tacio
+demo: build build-mpi
+	@scripts/demo.sh $(BUILD)/bin/tacio build-openmpi
 
 bench: build build-mpi
 	@bench/plan/run.sh $(BUILD)
-	@bench/engine/run.sh build-openmpi
+	@bench/io/run --quick
 
 clean:
 	rm -rf $(BUILD) build-openmpi build-mpich build-asan

@@ -5,6 +5,10 @@
 # tatp, every file checked against the closed form with POSIX reads.
 # Prints per case: ranks strategy meta_bytes peak_rss_mib wall_s verified,
 # then meta_bytes_ratio_4096_vs_512 per strategy (goal <= 8).
+# Small sends are not detached (send-is-detached-thresh:0): SimGrid 3.32
+# finishes each detached send with a walk over a list that grows with the
+# ranks, which made the simulation, not tacio, superlinear (5x faster at 512
+# ranks without them; simulated times barely change).
 # usage: bench/scale/run.sh [RANKS...]   (default 512 1024 4096; 4096 takes long)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,7 +39,8 @@ for np in "${ranks[@]}"; do
         rm -f "$work/cube.dat"
         line=$( { /usr/bin/time -f "TIME %M %e" smpirun -np "$np" -platform "$work/cluster.xml" \
             -hostfile "$work/hosts.txt" --cfg=smpi/privatization:dlopen \
-            --cfg=smpi/coll-selector:ompi "$work/scale" "$work/cube.dat" 128 "$s"; } 2>&1 |
+            --cfg=smpi/coll-selector:ompi --cfg=smpi/send-is-detached-thresh:0 \
+            "$work/scale" "$work/cube.dat" 128 "$s"; } 2>&1 |
             grep -E "^ranks=|^TIME" | tr '\n' ' ')
         m=$(sed -n 's/.*meta_bytes=\([0-9]*\).*/\1/p' <<<"$line")
         rss=$(awk '{for (i = 1; i <= NF; i++) if ($i == "TIME") print int($(i + 1) / 1024)}' <<<"$line")
