@@ -139,6 +139,8 @@ int tacio_error_string(int code, char *out, int *len)
     return MPI_SUCCESS;
 }
 
+#define AGREED "tacio: rank " /* how an agreed message begins */
+
 /* Every rank learns the first failing rank's error class and message. */
 static int agreed_failure(MPI_Comm comm, int rank, int first, int local)
 {
@@ -148,10 +150,14 @@ static int agreed_failure(MPI_Comm comm, int rank, int first, int local)
     } e = {0};
     if (rank == first) {
         e.cls = class_of(local);
-        if (!recalled(local, e.msg, sizeof e.msg)) /* agreed before: keep its message */
-            snprintf(e.msg, sizeof e.msg, "tacio: rank %d: %s", rank, tacio_last_error());
+        const char *last = tacio_last_error();
+        if (!strncmp(last, AGREED, strlen(AGREED))) /* agreed before: keep its message */
+            snprintf(e.msg, sizeof e.msg, "%s", last);
+        else
+            snprintf(e.msg, sizeof e.msg, AGREED "%d: %s", rank, last);
     }
     MPI_Bcast(&e, sizeof e, MPI_BYTE, first, comm);
+    tacio_fail(TACIO_EIO, "%s", e.msg); /* a later agreement on this failure keeps it */
     int code;
     if (!dynamic_codes_work() || MPI_Add_error_code(e.cls, &code) != MPI_SUCCESS)
         return remember(e.cls, e.msg);

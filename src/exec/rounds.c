@@ -567,9 +567,11 @@ static char *window_run(const struct ranges *w, char *wbuf, const int64_t *hdr, 
 
 /* A header message per FD fed and, on the aggregator, per rank feeding it,
  * for the whole round (all steps: they are small). After a failure the
- * messages still go, empty, so no aggregator waits forever; an aggregator
- * that failed receives into nothing (an over-long message then fails the
- * receive instead of hanging the sender). */
+ * messages still go, empty, so no aggregator waits forever; and a rank that
+ * failed still receives what it is sent into a buffer of the announced size
+ * (staged, never the user's or the window's), because a receive too short
+ * for its message is an error MPICH raises on MPI_COMM_WORLD, fatally. Only
+ * when even that buffer cannot be had does it receive into nothing. */
 static int header_sends(struct call *c, struct round *rd, int64_t r, int local)
 {
     static char nothing;
@@ -601,10 +603,10 @@ static int header_receives(struct call *c, struct round *rd, int64_t r, int loca
         if (!in_round(l, r))
             continue;
         int64_t size = 16 * l->np[r - l->r0];
-        char *b = local ? NULL : round_alloc(c, rd, size);
+        char *b = round_alloc(c, rd, size); /* even after a failure: see below */
         if (!local && !b)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
-        rd->inbuf[k] = b;
+        rd->inbuf[k] = local ? NULL : b;
         MPI_Irecv(b ? b : &nothing, b ? (int)size : 0, MPI_BYTE, l->peer, TAG_REQ, c->f->comm,
                   &rd->req[rd->nreq++]);
     }
@@ -646,7 +648,7 @@ static int write_receives(struct call *c, struct round *rd, int64_t r, const str
             continue;
         int64_t np = l->np[r - l->r0], bytes = l->bytes[r - l->r0];
         char *b = local ? NULL : window_run(w, rd->wbuf, (const int64_t *)rd->inbuf[k], np);
-        if (!local && !b && !(b = rd->indata[k] = round_alloc(c, rd, bytes)))
+        if (!b && !(b = rd->indata[k] = round_alloc(c, rd, bytes)) && !local)
             local = tacio_fail(TACIO_ENOMEM, "out of memory staging %lld bytes", (long long)bytes);
         MPI_Irecv(b ? b : &nothing, b ? (int)bytes : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
                   &rd->req[rd->nreq++]);
@@ -795,7 +797,7 @@ static int read_receives(struct call *c, struct round *rd, int64_t r, int local,
         if (!in_round(l, r) || msg_step(c, c->f->rank, l->peer) != step)
             continue;
         char *b = local ? NULL : user_run(c, &rd->outp[k]);
-        if (!local && !b && !(b = rd->outbuf[k] = round_alloc(c, rd, rd->outp[k].bytes)))
+        if (!b && !(b = rd->outbuf[k] = round_alloc(c, rd, rd->outp[k].bytes)) && !local)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
         MPI_Irecv(b ? b : &nothing, b ? (int)rd->outp[k].bytes : 0, MPI_BYTE, l->peer, TAG_DATA,
                   c->f->comm, &rd->req[rd->nreq++]);

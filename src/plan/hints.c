@@ -113,6 +113,20 @@ static int set_text(const struct hint_def *d, const char *value, char *dst)
     return 0;
 }
 
+/* One of a few words (choices, NULL-terminated). */
+static int set_choice(const struct hint_def *d, const char *value, char *dst,
+                      const char *const *choices)
+{
+    char list[128] = "";
+    for (size_t i = 0, n = 0; choices[i]; i++) {
+        if (!strcmp(value, choices[i]))
+            return set_text(d, value, dst);
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", choices[i]);
+    }
+    return tacio_fail(TACIO_EINVAL, "hint %s=%s is not known; expected one of %s", d->key, value,
+                      list);
+}
+
 static int set_value(const struct hint_def *d, const char *value, struct tacio_hints *h)
 {
     void *field = (char *)h + d->off;
@@ -127,19 +141,10 @@ static int set_value(const struct hint_def *d, const char *value, struct tacio_h
                               strategy_names());
         return set_text(d, value, field);
     case H_CB:
-        if (strcmp(value, "enable") && strcmp(value, "disable") && strcmp(value, "automatic"))
-            return tacio_fail(TACIO_EINVAL,
-                              "hint %s=%s is not known; expected one of enable, disable, "
-                              "automatic",
-                              d->key, value);
-        return set_text(d, value, field);
+        return set_choice(d, value, field,
+                          (const char *const[]){"enable", "disable", "automatic", NULL});
     case H_SOLVER:
-        if (strcmp(value, "auto") && strcmp(value, "flow") && strcmp(value, "dense"))
-            return tacio_fail(TACIO_EINVAL,
-                              "hint %s=%s is not known; expected one of auto, "
-                              "flow, dense",
-                              d->key, value);
-        return set_text(d, value, field);
+        return set_choice(d, value, field, (const char *const[]){"auto", "flow", "dense", NULL});
     case H_CONFIG_LIST:
         if (cb_config_check(value))
             return tacio_fail(TACIO_EINVAL,
