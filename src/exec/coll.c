@@ -33,6 +33,14 @@ static int access_local(struct call *c, int64_t offset, int64_t count, MPI_Datat
                        &c->s0);
 }
 
+int coll_walk_access(const struct call *c, piece_fn fn, void *ctx)
+{
+    if (c->n <= 0)
+        return 0;
+    return view_walk(&c->v, c->s0, c->s0 + c->n, view_offset_of(&c->v, c->s0),
+                     view_offset_of(&c->v, c->s0 + c->n - 1) + 1, fn, ctx);
+}
+
 /* ---- the entry point ---- */
 
 static void call_free(struct call *c)

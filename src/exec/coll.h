@@ -83,6 +83,10 @@ int coll_rounds(struct call *c);
 int coll_independent(struct call *c);
 void coll_links_free(struct call *c);
 
+/* Every piece of this rank's access, in file order (view_walk over the
+ * whole stream range it serves; nothing when it accesses no byte). */
+int coll_walk_access(const struct call *c, piece_fn fn, void *ctx);
+
 /* This rank's row of C for part (a 1 x part->n comm). */
 int coll_own_row(const struct call *c, const struct partition *part, struct comm *row);
 

@@ -279,9 +279,7 @@ static int scan_run(int64_t off, int64_t len, int64_t spos, void *ctx)
 static bool has_small_run(const struct call *c, int64_t min)
 {
     struct run_scan s = {min, 0, 0, false};
-    if (c->n > 0)
-        view_walk(&c->v, c->s0, c->s0 + c->n, view_offset_of(&c->v, c->s0),
-                  view_offset_of(&c->v, c->s0 + c->n - 1) + 1, scan_run, &s);
+    coll_walk_access(c, scan_run, &s);
     return s.small || (s.run && s.run < min);
 }
 
@@ -417,8 +415,8 @@ static int plan_from_head(struct call *c, const struct order *o)
     return rc ? rc : p->agg && c->nsenders ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
 }
 
-/* Rank 0: the outcome, to everybody. */
-static void send_outcome(struct call *c, int rc)
+/* Rank 0: the outcome, to everybody; returns its command. */
+static int send_outcome(struct call *c, int rc)
 {
     struct order o;
     memset(&o, 0, sizeof o); /* padding travels too */
@@ -435,6 +433,7 @@ static void send_outcome(struct call *c, int rc)
     order_bcast(c, &o, c->plan ? &c->plan->part : NULL, 6);
     if (o.cmd == CMD_DONE)
         chunks_bcast(c, &o, &c->plan->part, 6);
+    return (int)o.cmd;
 }
 
 /* The others: rank 0's outcome. */
@@ -507,8 +506,7 @@ int coll_plan(struct call *c, int local)
     if (root) {
         meta_add(c, 8 * (int64_t)words * c->f->nprocs);
         int rc = all ? plan_on_root(c, all, words) : c->plan_rc;
-        send_outcome(c, rc);
-        cmd = rc ? CMD_FAILED : c->independent ? CMD_INDEPENDENT : c->plan ? CMD_DONE : CMD_NO_PLAN;
+        cmd = send_outcome(c, rc);
     } else {
         struct order o;
         serve_rows(c, &o);

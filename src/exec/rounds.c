@@ -96,11 +96,12 @@ static int64_t window_bytes(const struct ranges *w)
     return b;
 }
 
-/* ---- pieces: (file offset, length, stream position or staged data) ---- */
+/* ---- pieces: (file offset, length, stream position) ---- */
 
+/* A piece: file offset, length, and position in the owner's stream (0 on
+ * the aggregator, which knows only offsets and lengths). */
 struct piece {
     int64_t off, len, spos;
-    char *data; /* aggregator side: where the piece's bytes are staged */
 };
 
 struct piece_list {
@@ -115,14 +116,14 @@ static int push_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
     struct piece_list *l = ctx;
     l->bytes += len;
     struct piece *last = l->n ? &l->p[l->n - 1] : NULL;
-    if (last && last->off + last->len == off && last->spos + last->len == spos && !last->data) {
+    if (last && last->off + last->len == off && last->spos + last->len == spos) {
         last->len += len;
         return 0;
     }
     int rc = grow_array((void **)&l->p, sizeof *l->p, l->n + 1, &l->cap);
     if (rc)
         return rc;
-    l->p[l->n++] = (struct piece){off, len, spos, NULL};
+    l->p[l->n++] = (struct piece){off, len, spos};
     return 0;
 }
 
@@ -455,7 +456,7 @@ static int pieces_from_header(const int64_t *hdr, int64_t np, const struct range
         int rc = grow_array((void **)&all->p, sizeof *all->p, all->n + 1, &all->cap);
         if (rc)
             return rc;
-        all->p[all->n++] = (struct piece){off, len, 0, NULL};
+        all->p[all->n++] = (struct piece){off, len, 0};
         all->bytes += len;
     }
     return 0;
@@ -877,9 +878,8 @@ int coll_independent(struct call *c)
     struct indep in = {c, NULL};
     int rc = 0;
     double t0 = exec_now();
-    if (!c->plan_rc && c->n > 0)
-        rc = view_walk(&c->v, c->s0, c->s0 + c->n, view_offset_of(&c->v, c->s0),
-                       view_offset_of(&c->v, c->s0 + c->n - 1) + 1, indep_piece, &in);
+    if (!c->plan_rc)
+        rc = coll_walk_access(c, indep_piece, &in);
     c->t[5] = exec_now() - t0;
     free(in.bounce);
     return exec_agree(c->f->comm, c->plan_rc ? c->plan_rc : rc);
