@@ -49,6 +49,8 @@ struct tacio_stats {
     int64_t peak_buffer_bytes; /**< the most data any rank had staged at once */
     int independent;           /**< 1: served by independent I/O (romio_cb_write/read disabled, or
                                     automatic and every rank's pieces at least tacio_ind_min_piece) */
+    int pipelined;             /**< 1: each window's file I/O overlapped the next round's exchange
+                                    (tacio_pipeline) */
 };
 
 TACIO_API int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,

@@ -68,6 +68,7 @@ static void record_stats(struct call *c, int64_t offset)
     s->meta_bytes = c->meta_peak;
     s->peak_buffer_bytes = c->staged_peak;
     s->independent = c->independent;
+    s->pipelined = c->pipelined;
     s->bytes = c->independent ? c->indep_bytes : 0;
     if (c->plan) {
         const struct metrics *m = &c->plan->m;
@@ -87,13 +88,14 @@ static void record_stats(struct call *c, int64_t offset)
                 "\"st3\":%.6f,\"st4\":%.6f,\"st5\":%.6f,\"total\":%.6f,\"bytes\":%lld,"
                 "\"shuffle_bytes\":%lld,\"offnode_bytes\":%lld,\"hop_bytes\":%lld,"
                 "\"max_link_load\":%lld,\"naggs\":%d,\"rounds\":%lld,\"steps\":%d,\"buffer_bytes\":"
-                "%lld,\"meta_bytes\":%lld,\"peak_buffer_bytes\":%lld,\"independent\":%d}\n",
+                "%lld,\"meta_bytes\":%lld,\"peak_buffer_bytes\":%lld,\"independent\":%d,"
+                "\"pipelined\":%d}\n",
                 s->op, s->strategy, c->f->nprocs, s->st1_access, s->st2_plan, s->st3_route,
                 s->st4_shuffle, s->st5_io, s->total, (long long)s->bytes,
                 (long long)s->shuffle_bytes, (long long)s->offnode_bytes, (long long)s->hop_bytes,
                 (long long)s->max_link_load, s->naggs, (long long)s->rounds, s->steps,
                 (long long)s->buffer_bytes, (long long)s->meta_bytes,
-                (long long)s->peak_buffer_bytes, s->independent);
+                (long long)s->peak_buffer_bytes, s->independent, s->pipelined);
         fclose(out);
     }
 }

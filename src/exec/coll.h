@@ -48,7 +48,8 @@ struct call {
     struct comm row;     /* this rank's row of C for the partition asked last */
     int my_fd;           /* FD this rank aggregates, or -1 */
     int64_t rounds;
-    int nsteps; /* collection steps per round: hosts when the plan orders them */
+    bool pipelined; /* window I/O overlaps the next round's exchange (rounds.c) */
+    int nsteps;     /* collection steps per round: hosts when the plan orders them */
     struct link *out, *in;
     int nout, nin;
     /* metadata and staged data held, now and at most (stats) */

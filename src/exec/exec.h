@@ -8,6 +8,7 @@
 #include "../plan/view.h"
 
 #include <mpi.h>
+#include <pthread.h>
 
 struct tacio_file {
     MPI_Comm comm;
@@ -63,5 +64,21 @@ int exec_pwrite_all(int fd, const char *buf, int64_t len, int64_t off);
 int exec_pread_all(int fd, char *buf, int64_t len, int64_t off);
 
 double exec_now(void);
+
+/* A function run by a helper thread (async) or in the caller; its result
+ * and message come back through exec_job_join, in the joining thread. */
+struct exec_job {
+    pthread_t th;
+    bool started, running;
+    int (*fn)(void *arg);
+    void *arg;
+    int rc;
+    double secs; /* how long fn ran */
+    char msg[512];
+};
+void exec_job_start(struct exec_job *j, int (*fn)(void *), void *arg, bool async);
+/* Waits for the job (nothing when none started), adds its run time to
+ * *secs, and returns fn's result (its message in j->msg). */
+int exec_job_join(struct exec_job *j, double *secs);
 
 #endif

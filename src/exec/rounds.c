@@ -55,11 +55,14 @@ static void fd_window(const struct fdom *fd, int64_t lo, int64_t hi, struct rang
     }
 }
 
-/* Bytes of an FD a round serves: cb_buffer_size, or fewer when its stripes
+/* Bytes of an FD a round serves: cb_buffer_size (half of it when rounds
+ * are pipelined: two windows are held at once), or fewer when its stripes
  * are smaller than cb/64, so a window never needs more ranges. */
 static int64_t window_size(const struct call *c, const struct fdom *fd)
 {
     int64_t cb = c->f->hints->cb_buffer_size;
+    if (c->pipelined)
+        cb = max64(1, cb / 2);
     return fd->unit && cb > 63 * fd->unit ? 63 * fd->unit : cb;
 }
 
@@ -137,33 +140,74 @@ static int my_pieces(const struct call *c, const struct ranges *w, struct piece_
     return rc;
 }
 
-/* A round's scaffolding, allocated once per call so that no round can fail
- * to take part in its messages. */
-struct round {
-    MPI_Request *req;
-    int nreq;
-    char **bufs; /* what the round allocated */
+/* Per range of the window: the span [first, last) its pieces (all->p[i0,
+ * i1)) cover, whether holes lie inside it, and whether to sieve: read and
+ * write the whole span (one call each, as ROMIO's data sieving does) rather
+ * than one call per run of touching pieces. */
+struct span {
+    int64_t first, last, i0, i1;
+    bool holes, sieve;
+};
+
+/* A system call costs about as much as moving this many bytes through the
+ * page cache: sieve when the holes are cheaper to move than the calls. */
+#define CALL_BYTES 16384
+
+/* A round's window on its aggregator: the FD's bytes it serves, the pieces
+ * the round's headers announced, their spans, and the buffer. */
+struct window {
+    struct ranges w;
+    struct span sp[64];
+    struct piece_list all;
+    int64_t *runs; /* where each sender's pieces start in all */
+    char *buf;     /* NULL: nobody has bytes in it, or it was not opened */
+};
+
+/* One round's messages and window. Rounds alternate between two slots, so
+ * that when they are pipelined the helper thread writes (or reads) one
+ * slot's window while the next round's exchange fills the other. Allocated
+ * once per call so that no round can fail to take part in its messages. */
+struct slot {
+    struct call *c;
+    char **bufs; /* what the round allocated for its messages */
     int nbufs;
+    int64_t nbytes;
     char **inbuf, **outbuf;  /* per in link, per out link: this round's message */
     char **indata;           /* per in link: staged write data (NULL: went in place) */
     struct piece_list *outp; /* per out link: this rank's pieces */
-    struct piece_list all;   /* aggregator: every piece of the window */
-    char *wbuf;
+    struct window win;
+    struct exec_job job; /* the window's file I/O */
 };
+
+struct round {
+    MPI_Request *req; /* one phase's messages */
+    int nreq;
+    struct slot s[2];
+};
+
+static int slot_setup(struct call *c, struct slot *s)
+{
+    int n = c->nout + c->nfeeding;
+    s->c = c;
+    s->bufs = malloc(sizeof(char *) * (size_t)(2 * n + 2)); /* two per link at most */
+    s->inbuf = xcalloc((size_t)n + 1, sizeof(char *));
+    s->indata = xcalloc((size_t)n + 1, sizeof(char *));
+    s->outbuf = xcalloc((size_t)c->nout + 1, sizeof(char *));
+    s->outp = xcalloc((size_t)c->nout + 1, sizeof *s->outp);
+    s->win.runs = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    return s->bufs && s->inbuf && s->indata && s->outbuf && s->outp && s->win.runs
+               ? 0
+               : tacio_fail(TACIO_ENOMEM, "out of memory");
+}
 
 static int round_setup(struct call *c, struct round *rd)
 {
     memset(rd, 0, sizeof *rd);
-    int n = c->nout + c->nfeeding;
-    rd->req = malloc(sizeof(MPI_Request) * (size_t)(2 * n + 1));
-    rd->bufs = malloc(sizeof(char *) * (size_t)(2 * n + 2)); /* two per link at most */
-    rd->inbuf = xcalloc((size_t)n + 1, sizeof(char *));
-    rd->indata = xcalloc((size_t)n + 1, sizeof(char *));
-    rd->outbuf = xcalloc((size_t)c->nout + 1, sizeof(char *));
-    rd->outp = xcalloc((size_t)c->nout + 1, sizeof *rd->outp);
-    return rd->req && rd->bufs && rd->inbuf && rd->indata && rd->outbuf && rd->outp
-               ? 0
-               : tacio_fail(TACIO_ENOMEM, "out of memory");
+    rd->req = malloc(sizeof(MPI_Request) * (size_t)(2 * (c->nout + c->nfeeding) + 1));
+    int rc = rd->req ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (int i = 0; i < 2 && !rc; i++)
+        rc = slot_setup(c, &rd->s[i]);
+    return rc;
 }
 
 /* ---- st3: links ---- */
@@ -363,23 +407,9 @@ static int cmp_piece(const void *a, const void *b)
     return (x->off > y->off) - (x->off < y->off);
 }
 
-/* Per range of the window: the span [first, last) its pieces (all->p[i0,
- * i1)) cover, whether holes lie inside it, and whether to sieve: read and
- * write the whole span (one call each, as ROMIO's data sieving does) rather
- * than one call per run of touching pieces. */
-struct span {
-    int64_t first, last, i0, i1;
-    bool holes, sieve;
-};
-
-/* A system call costs about as much as moving this many bytes through the
- * page cache: sieve when the holes are cheaper to move than the calls. */
-#define CALL_BYTES 16384
-
-static void window_spans(const struct ranges *w, struct piece_list *all, struct span *out)
+/* The spans of each range of a window whose pieces are in file order. */
+static void window_spans(const struct ranges *w, const struct piece_list *all, struct span *out)
 {
-    if (all->n > 1) /* an empty list may have no array at all */
-        qsort(all->p, (size_t)all->n, sizeof *all->p, cmp_piece);
     int64_t i = 0;
     for (int k = 0; k < w->n; k++) {
         int64_t first = -1, end = -1, covered = 0, i0 = i, runs = 0;
@@ -448,59 +478,146 @@ static int pieces_from_header(const int64_t *hdr, int64_t np, const struct range
                               struct piece_list *all)
 {
     int64_t wb = window_bytes(w);
-    for (int64_t q = 0; q < np; q++) {
+    int rc = grow_array((void **)&all->p, sizeof *all->p, all->n + np, &all->cap);
+    for (int64_t q = 0; q < np && !rc; q++) {
         int64_t off = hdr[2 * q], len = hdr[2 * q + 1];
         if (len <= 0 || off < w->lo[0] || off + len > w->hi[w->n - 1] || wpos(w, off) + len > wb)
             return tacio_fail(TACIO_EINVAL, "internal: a piece at %lld outside the window",
                               (long long)off);
-        int rc = grow_array((void **)&all->p, sizeof *all->p, all->n + 1, &all->cap);
-        if (rc)
-            return rc;
         all->p[all->n++] = (struct piece){off, len, 0};
         all->bytes += len;
     }
+    return rc;
+}
+
+/* Merges sorted runs src[a, m) and src[m, b) into dst[a, b). */
+static void merge_two(const struct piece *src, int64_t a, int64_t m, int64_t b, struct piece *dst)
+{
+    int64_t i = a, j = m, o = a;
+    while (i < m && j < b)
+        dst[o++] = src[j].off < src[i].off ? src[j++] : src[i++];
+    while (i < m)
+        dst[o++] = src[i++];
+    while (j < b)
+        dst[o++] = src[j++];
+}
+
+/* The window's pieces in file order. Each sender lists its pieces in file
+ * order, so the list is nruns sorted runs (starting at runs[0..nruns), and
+ * runs[nruns] == all->n): merged pairwise, n log(runs) instead of a sort
+ * (qsort was the largest cost of an aggregator on btio's small records). */
+static int merge_runs(struct piece_list *all, int64_t *runs, int nruns)
+{
+    for (int k = 0; k < nruns; k++)
+        for (int64_t i = runs[k] + 1; i < runs[k + 1]; i++)
+            if (all->p[i].off < all->p[i - 1].off) { /* not a run: sort it all */
+                qsort(all->p, (size_t)all->n, sizeof *all->p, cmp_piece);
+                return 0;
+            }
+    if (nruns < 2)
+        return 0;
+    struct piece *tmp = malloc(sizeof *tmp * (size_t)all->n), *src = all->p, *dst = tmp;
+    if (!tmp)
+        return tacio_fail(TACIO_ENOMEM, "out of memory ordering %lld pieces", (long long)all->n);
+    while (nruns > 1) {
+        int out = 0;
+        for (int k = 0; k < nruns; k += 2) {
+            int64_t a = runs[k], m = runs[k + 1], b = k + 1 < nruns ? runs[k + 2] : m;
+            merge_two(src, a, m, b, dst);
+            runs[out++] = a; /* out <= k: no run start still to be read is overwritten */
+        }
+        runs[out] = all->n;
+        nruns = out;
+        struct piece *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != all->p)
+        memcpy(all->p, src, sizeof *src * (size_t)all->n);
+    free(tmp);
     return 0;
 }
 
 /* ---- st4: one round ---- */
 
-static char *round_alloc(struct call *c, struct round *rd, int64_t n)
+static char *round_alloc(struct call *c, struct slot *s, int64_t n)
 {
     char *b = malloc((size_t)(n ? n : 1));
     if (b) {
-        rd->bufs[rd->nbufs++] = b;
+        s->bufs[s->nbufs++] = b;
+        s->nbytes += n;
         staged_add(c, n);
     }
     return b;
 }
 
-/* Frees what a round allocated; the scaffolding stays. */
-static void round_reset(struct call *c, struct round *rd)
+/* Frees what a round allocated for its messages and forgets them; its
+ * window may still be in the helper's I/O. */
+static void slot_release(struct call *c, struct slot *s)
 {
-    for (int i = 0; i < rd->nbufs; i++)
-        free(rd->bufs[i]);
-    rd->nbufs = 0;
-    free(rd->wbuf);
-    rd->wbuf = NULL;
-    rd->all.n = rd->all.bytes = 0;
-    c->staged = 0;
+    for (int i = 0; i < s->nbufs; i++)
+        free(s->bufs[i]);
+    s->nbufs = 0;
+    c->staged -= s->nbytes;
+    s->nbytes = 0;
+    for (int k = 0; k < c->nin; k++)
+        s->inbuf[k] = s->indata[k] = NULL;
+    memset(s->outbuf, 0, sizeof(char *) * (size_t)c->nout);
+}
+
+static void window_close(struct call *c, struct slot *s)
+{
+    if (s->win.buf)
+        c->staged -= window_bytes(&s->win.w);
+    free(s->win.buf);
+    s->win.buf = NULL;
+    s->win.all.n = s->win.all.bytes = 0;
+}
+
+/* The window's file I/O (in the helper thread when pipelined): a write
+ * writes it, a read reads it. */
+static int window_io(void *arg)
+{
+    struct slot *s = arg;
+    return span_io(s->c, &s->win.w, s->win.sp, &s->win.all, s->win.buf, s->c->is_write, false);
+}
+
+static void window_io_start(struct slot *s, bool async)
+{
+    if (s->win.buf)
+        exec_job_start(&s->job, window_io, s, async);
+}
+
+/* Waits for the window's I/O. A rank that already failed keeps its first
+ * error and its message. */
+static int window_io_join(struct call *c, struct slot *s, int local)
+{
+    int rc = exec_job_join(&s->job, &c->t[5]);
+    return local || !rc ? local : tacio_fail(rc, "%s", s->job.msg);
 }
 
 static void round_teardown(struct call *c, struct round *rd)
 {
-    round_reset(c, rd);
-    for (int k = 0; k < c->nout && rd->outp; k++)
-        free(rd->outp[k].p);
-    free(rd->outp);
-    free(rd->all.p);
+    for (int i = 0; i < 2; i++) {
+        struct slot *s = &rd->s[i];
+        (void)exec_job_join(&s->job, &c->t[5]); /* after an agreed failure: moot */
+        window_close(c, s);
+        if (s->bufs && s->inbuf && s->indata && s->outbuf)
+            slot_release(c, s);
+        for (int k = 0; k < c->nout && s->outp; k++)
+            free(s->outp[k].p);
+        free(s->outp);
+        free(s->win.all.p);
+        free(s->win.runs);
+        free(s->bufs);
+        free(s->inbuf);
+        free(s->indata);
+        free(s->outbuf);
+    }
     free(rd->req);
-    free(rd->bufs);
-    free(rd->inbuf);
-    free(rd->indata);
-    free(rd->outbuf);
 }
 
-/* Complete the round's messages. A rank that already failed keeps its first
+/* Complete the phase's messages. A rank that already failed keeps its first
  * error (and its message): the exchange failing after it is a consequence. */
 static int wait_all(struct call *c, struct round *rd, int local)
 {
@@ -557,13 +674,13 @@ static char *user_run(const struct call *c, const struct piece_list *p)
 
 /* Where a link's pieces (np pairs of hdr) lie in the window buffer when
  * they sit back to back there; NULL otherwise. */
-static char *window_run(const struct ranges *w, char *wbuf, const int64_t *hdr, int64_t np)
+static char *window_run(const struct window *win, const int64_t *hdr, int64_t np)
 {
-    int64_t first = wpos(w, hdr[0]), at = first;
+    int64_t first = wpos(&win->w, hdr[0]), at = first;
     for (int64_t q = 0; q < np; at += hdr[2 * q + 1], q++)
-        if (wpos(w, hdr[2 * q]) != at)
+        if (wpos(&win->w, hdr[2 * q]) != at)
             return NULL;
-    return wbuf + first;
+    return win->buf + first;
 }
 
 /* A header message per FD fed and, on the aggregator, per rank feeding it,
@@ -573,7 +690,7 @@ static char *window_run(const struct ranges *w, char *wbuf, const int64_t *hdr, 
  * (staged, never the user's or the window's), because a receive too short
  * for its message is an error MPICH raises on MPI_COMM_WORLD, fatally. Only
  * when even that buffer cannot be had does it receive into nothing. */
-static int header_sends(struct call *c, struct round *rd, int64_t r, int local)
+static int header_sends(struct call *c, struct round *rd, struct slot *s, int64_t r, int local)
 {
     static char nothing;
     for (int k = 0; k < c->nout; k++) {
@@ -582,50 +699,61 @@ static int header_sends(struct call *c, struct round *rd, int64_t r, int local)
             continue;
         struct ranges w;
         round_window(c, l->fd, r, &w);
-        local = local ? local : my_pieces(c, &w, &rd->outp[k]);
-        local = local ? local : check_counts(l, r, &rd->outp[k]);
-        char *b = local ? NULL : round_alloc(c, rd, 16 * rd->outp[k].n);
+        local = local ? local : my_pieces(c, &w, &s->outp[k]);
+        local = local ? local : check_counts(l, r, &s->outp[k]);
+        char *b = local ? NULL : round_alloc(c, s, 16 * s->outp[k].n);
         if (!local && !b)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
         if (b)
-            pack_header(&rd->outp[k], (int64_t *)b);
-        MPI_Isend(b ? b : &nothing, b ? 16 * (int)rd->outp[k].n : 0, MPI_BYTE, l->peer, TAG_REQ,
+            pack_header(&s->outp[k], (int64_t *)b);
+        MPI_Isend(b ? b : &nothing, b ? 16 * (int)s->outp[k].n : 0, MPI_BYTE, l->peer, TAG_REQ,
                   c->f->comm, &rd->req[rd->nreq++]);
     }
     return local;
 }
 
-static int header_receives(struct call *c, struct round *rd, int64_t r, int local)
+static int header_receives(struct call *c, struct round *rd, struct slot *s, int64_t r, int local)
 {
     static char nothing;
     for (int k = 0; k < c->nin; k++) {
         const struct link *l = &c->in[k];
-        rd->inbuf[k] = rd->indata[k] = NULL;
         if (!in_round(l, r))
             continue;
         int64_t size = 16 * l->np[r - l->r0];
-        char *b = round_alloc(c, rd, size); /* even after a failure: see below */
+        char *b = round_alloc(c, s, size); /* even after a failure: see below */
         if (!local && !b)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
-        rd->inbuf[k] = local ? NULL : b;
+        s->inbuf[k] = local ? NULL : b;
         MPI_Irecv(b ? b : &nothing, b ? (int)size : 0, MPI_BYTE, l->peer, TAG_REQ, c->f->comm,
                   &rd->req[rd->nreq++]);
     }
     return local;
 }
 
+/* Round r's headers, both ways. */
+static int exchange_headers(struct call *c, struct round *rd, struct slot *s, int64_t r, int local)
+{
+    double t0 = exec_now();
+    local = header_sends(c, rd, s, r, local);
+    if (c->my_fd >= 0)
+        local = header_receives(c, rd, s, r, local);
+    c->t[3] += exec_now() - t0;
+    return wait_all(c, rd, local);
+}
+
 /* Write, sender side: this step's data, from the user's buffer when it is
  * one run there, packed otherwise. */
-static int write_sends(struct call *c, struct round *rd, int64_t r, int local, int step)
+static int write_sends(struct call *c, struct round *rd, struct slot *s, int64_t r, int local,
+                       int step)
 {
     static char nothing;
     for (int k = 0; k < c->nout; k++) {
         const struct link *l = &c->out[k];
         if (!in_round(l, r) || msg_step(c, c->f->rank, l->peer) != step)
             continue;
-        const struct piece_list *p = &rd->outp[k];
+        const struct piece_list *p = &s->outp[k];
         char *b = local ? NULL : user_run(c, p);
-        if (!local && !b && (b = round_alloc(c, rd, p->bytes)))
+        if (!local && !b && (b = round_alloc(c, s, p->bytes)))
             for (int64_t i = 0, pos = 0; i < p->n; pos += p->p[i++].len)
                 flat_gather(c->mt, c->buf, p->p[i].spos - c->s0, p->p[i].len, b + pos);
         if (!local && !b)
@@ -639,8 +767,8 @@ static int write_sends(struct call *c, struct round *rd, int64_t r, int local, i
 
 /* Write, aggregator side: this step's data, straight into the window where
  * a sender's pieces sit back to back there, staged otherwise. */
-static int write_receives(struct call *c, struct round *rd, int64_t r, const struct ranges *w,
-                          int local, int step)
+static int write_receives(struct call *c, struct round *rd, struct slot *s, int64_t r, int local,
+                          int step)
 {
     static char nothing;
     for (int k = 0; k < c->nin; k++) {
@@ -648,8 +776,8 @@ static int write_receives(struct call *c, struct round *rd, int64_t r, const str
         if (!in_round(l, r) || msg_step(c, l->peer, c->f->rank) != step)
             continue;
         int64_t np = l->np[r - l->r0], bytes = l->bytes[r - l->r0];
-        char *b = local ? NULL : window_run(w, rd->wbuf, (const int64_t *)rd->inbuf[k], np);
-        if (!b && !(b = rd->indata[k] = round_alloc(c, rd, bytes)) && !local)
+        char *b = local ? NULL : window_run(&s->win, (const int64_t *)s->inbuf[k], np);
+        if (!b && !(b = s->indata[k] = round_alloc(c, s, bytes)) && !local)
             local = tacio_fail(TACIO_ENOMEM, "out of memory staging %lld bytes", (long long)bytes);
         MPI_Irecv(b ? b : &nothing, b ? (int)bytes : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
                   &rd->req[rd->nreq++]);
@@ -657,51 +785,49 @@ static int write_receives(struct call *c, struct round *rd, int64_t r, const str
     return local;
 }
 
-/* The window's pieces from this round's headers. */
-static int collect_pieces(struct call *c, struct round *rd, int64_t r, const struct ranges *w)
+/* Aggregator: the window of round r, its pieces from this round's headers,
+ * its spans, and a buffer for it (none when nobody has bytes in it). */
+static int window_open(struct call *c, struct slot *s, int64_t r)
 {
-    int rc = 0;
+    struct window *win = &s->win;
+    round_window(c, c->my_fd, r, &win->w);
+    int rc = 0, nruns = 0;
     for (int k = 0; k < c->nin && !rc; k++)
-        if (rd->inbuf[k])
-            rc = pieces_from_header((const int64_t *)rd->inbuf[k], c->in[k].np[r - c->in[k].r0], w,
-                                    &rd->all);
-    return rc;
-}
-
-/* Aggregator: the window of round r, its pieces from this round's headers
- * and its spans, and a buffer for it. *empty: nobody has bytes in it. */
-static int window_open(struct call *c, struct round *rd, int64_t r, struct ranges *w,
-                       struct span *sp, bool *empty)
-{
-    round_window(c, c->my_fd, r, w);
-    int rc = collect_pieces(c, rd, r, w);
-    *empty = rc || rd->all.n == 0;
-    if (*empty)
+        if (s->inbuf[k]) {
+            win->runs[nruns++] = win->all.n;
+            rc = pieces_from_header((const int64_t *)s->inbuf[k], c->in[k].np[r - c->in[k].r0],
+                                    &win->w, &win->all);
+        }
+    win->runs[nruns] = win->all.n;
+    if (rc || win->all.n == 0 || (rc = merge_runs(&win->all, win->runs, nruns)))
         return rc;
-    window_spans(w, &rd->all, sp);
-    rd->wbuf = malloc((size_t)window_bytes(w));
-    staged_add(c, window_bytes(w));
-    return rd->wbuf ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory for the window");
+    window_spans(&win->w, &win->all, win->sp);
+    int64_t bytes = window_bytes(&win->w);
+    if (!(win->buf = malloc((size_t)bytes)))
+        return tacio_fail(TACIO_ENOMEM, "out of memory for the window");
+    staged_add(c, bytes);
+    return 0;
 }
 
 /* Staged data (links whose pieces do not sit back to back in the window)
  * into place. */
-static void place_staged(struct call *c, struct round *rd, int64_t r, const struct ranges *w)
+static void place_staged(struct call *c, struct slot *s, int64_t r)
 {
     for (int k = 0; k < c->nin; k++) {
-        const int64_t *hdr = (const int64_t *)rd->inbuf[k];
-        if (!rd->indata[k])
+        const int64_t *hdr = (const int64_t *)s->inbuf[k];
+        if (!s->indata[k])
             continue;
         for (int64_t q = 0, pos = 0, np = c->in[k].np[r - c->in[k].r0]; q < np;
              pos += hdr[2 * q + 1], q++)
-            memcpy(rd->wbuf + wpos(w, hdr[2 * q]), rd->indata[k] + pos, (size_t)hdr[2 * q + 1]);
+            memcpy(s->win.buf + wpos(&s->win.w, hdr[2 * q]), s->indata[k] + pos,
+                   (size_t)hdr[2 * q + 1]);
     }
 }
 
 /* The round's agreement; the last one also takes the call's peaks (stats). */
-static int round_agree(struct call *c, int64_t r, int local)
+static int round_agree(struct call *c, bool last, int local)
 {
-    if (r < c->rounds - 1)
+    if (!last)
         return exec_agree(c->f->comm, local);
     int64_t peaks[2] = {c->meta_peak, c->staged_peak};
     int rc = exec_agree_max(c->f->comm, local, peaks, 2);
@@ -713,73 +839,57 @@ static int round_agree(struct call *c, int64_t r, int local)
 
 /* Write: headers; the aggregator lays out its window and reads the holes
  * of the spans it sieves (read-modify-write); the data, step by step, into
- * the window; the window written. */
+ * the window; the window written. Pipelined, the write goes to the helper
+ * thread and this round's agreement covers the previous round's write:
+ * each write overlaps the next round's exchange, and the last is waited
+ * for before the last agreement. */
 static int write_round(struct call *c, struct round *rd, int64_t r, int local)
 {
-    struct ranges w = {.n = 0};
-    struct span sp[64];
-    bool empty = true;
+    struct slot *s = &rd->s[r % 2], *prev = &rd->s[(r + 1) % 2];
+    bool last = r == c->rounds - 1;
+    local = exchange_headers(c, rd, s, r, local);
     double t0 = exec_now();
-    local = header_sends(c, rd, r, local);
-    if (c->my_fd >= 0)
-        local = header_receives(c, rd, r, local);
-    c->t[3] += exec_now() - t0;
-    local = wait_all(c, rd, local);
-    t0 = exec_now();
     if (!local && c->my_fd >= 0)
-        local = window_open(c, rd, r, &w, sp, &empty);
-    if (!local && !empty)
-        local = span_io(c, &w, sp, &rd->all, rd->wbuf, false, true);
+        local = window_open(c, s, r);
+    if (!local && s->win.buf)
+        local = span_io(c, &s->win.w, s->win.sp, &s->win.all, s->win.buf, false, true);
     c->t[5] += exec_now() - t0;
     for (int step = 0; step < c->nsteps; step++) {
         t0 = exec_now();
-        local = write_sends(c, rd, r, local, step);
+        local = write_sends(c, rd, s, r, local, step);
         if (c->my_fd >= 0)
-            local = write_receives(c, rd, r, &w, local, step);
+            local = write_receives(c, rd, s, r, local, step);
         c->t[3] += exec_now() - t0;
         local = wait_all(c, rd, local);
     }
-    t0 = exec_now();
-    if (!local && !empty) {
-        place_staged(c, rd, r, &w);
-        local = span_io(c, &w, sp, &rd->all, rd->wbuf, true, false);
-    }
-    c->t[5] += exec_now() - t0;
-    round_reset(c, rd);
-    return round_agree(c, r, local);
-}
-
-/* Read, aggregator: the window's spans, read once. */
-static int read_window(struct call *c, struct round *rd, int64_t r)
-{
-    struct ranges w;
-    struct span sp[64];
-    bool empty;
-    double t0 = exec_now();
-    int rc = window_open(c, rd, r, &w, sp, &empty);
-    if (!rc && !empty)
-        rc = span_io(c, &w, sp, &rd->all, rd->wbuf, false, false);
-    c->t[5] += exec_now() - t0;
-    return rc;
+    if (!local && s->win.buf)
+        place_staged(c, s, r);
+    slot_release(c, s);
+    local = window_io_join(c, prev, local);
+    window_close(c, prev);
+    if (!local)
+        window_io_start(s, c->pipelined && !last);
+    if (last)
+        local = window_io_join(c, s, local);
+    return round_agree(c, last, local);
 }
 
 /* Read, aggregator: each requester of this step gets its pieces' bytes,
  * straight from the window where they sit back to back there. */
-static int read_replies(struct call *c, struct round *rd, int64_t r, int local, int step)
+static int read_replies(struct call *c, struct round *rd, struct slot *s, int64_t r, int local,
+                        int step)
 {
     static char nothing;
-    struct ranges w;
-    round_window(c, c->my_fd, r, &w);
     for (int k = 0; k < c->nin; k++) {
         const struct link *l = &c->in[k];
         if (!in_round(l, r) || msg_step(c, l->peer, c->f->rank) != step)
             continue;
         int64_t np = l->np[r - l->r0], bytes = l->bytes[r - l->r0];
-        const int64_t *hdr = (const int64_t *)rd->inbuf[k];
-        char *b = local || !hdr ? NULL : window_run(&w, rd->wbuf, hdr, np);
-        if (!local && hdr && !b && (b = round_alloc(c, rd, bytes)))
+        const int64_t *hdr = (const int64_t *)s->inbuf[k];
+        char *b = local || !hdr ? NULL : window_run(&s->win, hdr, np);
+        if (!local && hdr && !b && (b = round_alloc(c, s, bytes)))
             for (int64_t q = 0, pos = 0; q < np; pos += hdr[2 * q + 1], q++)
-                memcpy(b + pos, rd->wbuf + wpos(&w, hdr[2 * q]), (size_t)hdr[2 * q + 1]);
+                memcpy(b + pos, s->win.buf + wpos(&s->win.w, hdr[2 * q]), (size_t)hdr[2 * q + 1]);
         if (!local && !b)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
         MPI_Isend(b ? b : &nothing, b ? (int)bytes : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
@@ -790,54 +900,73 @@ static int read_replies(struct call *c, struct round *rd, int64_t r, int local, 
 
 /* Read, requester: receive this step's bytes, straight into the user's
  * buffer when they are one run of it. */
-static int read_receives(struct call *c, struct round *rd, int64_t r, int local, int step)
+static int read_receives(struct call *c, struct round *rd, struct slot *s, int64_t r, int local,
+                         int step)
 {
     static char nothing;
     for (int k = 0; k < c->nout; k++) {
         const struct link *l = &c->out[k];
         if (!in_round(l, r) || msg_step(c, c->f->rank, l->peer) != step)
             continue;
-        char *b = local ? NULL : user_run(c, &rd->outp[k]);
-        if (!b && !(b = rd->outbuf[k] = round_alloc(c, rd, rd->outp[k].bytes)) && !local)
+        char *b = local ? NULL : user_run(c, &s->outp[k]);
+        if (!b && !(b = s->outbuf[k] = round_alloc(c, s, s->outp[k].bytes)) && !local)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
-        MPI_Irecv(b ? b : &nothing, b ? (int)rd->outp[k].bytes : 0, MPI_BYTE, l->peer, TAG_DATA,
+        MPI_Irecv(b ? b : &nothing, b ? (int)s->outp[k].bytes : 0, MPI_BYTE, l->peer, TAG_DATA,
                   c->f->comm, &rd->req[rd->nreq++]);
     }
     return local;
 }
 
-static void read_unpack(struct call *c, struct round *rd)
+static void read_unpack(struct call *c, struct slot *s)
 {
     for (int k = 0; k < c->nout; k++) {
-        const struct piece_list *p = &rd->outp[k];
-        for (int64_t i = 0, pos = 0; rd->outbuf[k] && i < p->n; pos += p->p[i++].len)
-            flat_scatter(c->mt, c->buf, p->p[i].spos - c->s0, p->p[i].len, rd->outbuf[k] + pos);
+        const struct piece_list *p = &s->outp[k];
+        for (int64_t i = 0, pos = 0; s->outbuf[k] && i < p->n; pos += p->p[i++].len)
+            flat_scatter(c->mt, c->buf, p->p[i].spos - c->s0, p->p[i].len, s->outbuf[k] + pos);
     }
 }
 
-static int read_round(struct call *c, struct round *rd, int64_t r, int local)
+/* Read, both sides: round r's answers, step by step, then its slot freed. */
+static int read_answers(struct call *c, struct round *rd, struct slot *s, int64_t r, int local)
 {
-    double t0 = exec_now();
-    memset(rd->outbuf, 0, sizeof(char *) * (size_t)c->nout);
-    local = header_sends(c, rd, r, local);
-    if (c->my_fd >= 0)
-        local = header_receives(c, rd, r, local);
-    c->t[3] += exec_now() - t0;
-    local = wait_all(c, rd, local);
-    if (!local && c->my_fd >= 0)
-        local = read_window(c, rd, r);
     for (int step = 0; step < c->nsteps; step++) {
-        t0 = exec_now();
+        double t0 = exec_now();
         if (c->my_fd >= 0)
-            local = read_replies(c, rd, r, local, step);
-        local = read_receives(c, rd, r, local, step);
+            local = read_replies(c, rd, s, r, local, step);
+        local = read_receives(c, rd, s, r, local, step);
         c->t[3] += exec_now() - t0;
         local = wait_all(c, rd, local);
     }
     if (!local)
-        read_unpack(c, rd);
-    round_reset(c, rd);
-    return round_agree(c, r, local);
+        read_unpack(c, s);
+    slot_release(c, s);
+    window_close(c, s);
+    return local;
+}
+
+/* Read, step r of rounds + lag: round r's headers and the aggregator's
+ * read of its window, then round r - lag's answers. Unpipelined (lag 0)
+ * the read completes first; pipelined (lag 1) the helper reads window r
+ * while round r - 1 is answered, and this step's agreement covers the read
+ * before anyone is answered from it. */
+static int read_round(struct call *c, struct round *rd, int64_t r, int local)
+{
+    int64_t lag = c->pipelined;
+    struct slot *s = &rd->s[r % 2];
+    if (r < c->rounds) {
+        local = exchange_headers(c, rd, s, r, local);
+        if (!local && c->my_fd >= 0)
+            local = window_open(c, s, r);
+        if (!local)
+            window_io_start(s, lag);
+        if (!lag)
+            local = window_io_join(c, s, local);
+    }
+    if (r >= lag)
+        local = read_answers(c, rd, &rd->s[(r - lag) % 2], r - lag, local);
+    if (lag && r < c->rounds)
+        local = window_io_join(c, s, local);
+    return round_agree(c, r == c->rounds - 1 + lag, local);
 }
 
 /* ---- independent I/O ---- */
@@ -887,11 +1016,25 @@ int coll_independent(struct call *c)
 
 /* ---- the rounds ---- */
 
+static int64_t most_rounds(const struct call *c)
+{
+    int64_t n = 0;
+    for (int j = 0; j < c->plan->part.n; j++)
+        n = max64(n, fd_rounds(c, j));
+    return n;
+}
+
+/* Rounds are pipelined when tacio_pipeline says enable, or automatic (the
+ * default) and some FD needs more than one cb_buffer_size window: then
+ * windows are half as large, so two fit in the same bound. */
 static void count_rounds(struct call *c)
 {
-    c->rounds = 0;
-    for (int j = 0; j < c->plan->part.n; j++)
-        c->rounds = max64(c->rounds, fd_rounds(c, j));
+    const char *mode = c->f->hints->pipeline;
+    c->pipelined = false;
+    c->rounds = most_rounds(c);
+    c->pipelined = !strcmp(mode, "enable") || (!strcmp(mode, "automatic") && c->rounds > 1);
+    if (c->pipelined)
+        c->rounds = most_rounds(c);
     c->nsteps = c->ordered ? c->f->topo->nused_hosts : 1;
 }
 
@@ -905,7 +1048,8 @@ int coll_rounds(struct call *c)
     bool agreed;
     int rc = exchange_links(c, &rd, &agreed);
     c->t[3] += exec_now() - t0;
-    for (int64_t r = 0; !agreed && r < c->rounds; r++) {
+    int64_t steps = c->rounds + (!c->is_write && c->pipelined); /* reads answer a round late */
+    for (int64_t r = 0; !agreed && r < steps; r++) {
         rc = c->is_write ? write_round(c, &rd, r, rc) : read_round(c, &rd, r, rc);
         agreed = rc != 0; /* every round ends agreed */
     }

@@ -43,6 +43,7 @@ static const struct hint_def table[] = {
     {"tacio_topology", H_TEXT, FIELD(topology), 0, NULL},
     {"tacio_mem_per_node", H_SIZE, FIELD(mem_per_node), 1, NULL},
     {"tacio_ind_min_piece", H_SIZE, FIELD(ind_min_piece), 1, "256k"},
+    {"tacio_pipeline", H_CB, FIELD(pipeline), 0, "automatic"},
 };
 #define NHINTS (sizeof table / sizeof *table)
 

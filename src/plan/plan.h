@@ -23,6 +23,9 @@ struct tacio_hints {
      * at least ind_min_piece bytes, collective otherwise) */
     char cb_write[12], cb_read[12];
     int64_t ind_min_piece;
+    /* tacio_pipeline: enable, disable, automatic (pipelined when an FD
+     * needs more than one round) */
+    char pipeline[12];
     int64_t striping_unit; /* 0: unset */
     int64_t striping_factor;
     char strategy[32];

@@ -311,6 +311,11 @@ static void run_op(const struct engine_case *ec, const struct image *im, enum op
                    "stats: %d collection steps, expected %d", stats.steps, steps);
         check_that(rc || all_last == 0 || stats.independent == ec->independent,
                    "stats: independent=%d, expected %d", stats.independent, ec->independent);
+        /* automatic pipelining: whenever an FD needs more than one round */
+        bool piped = !ec->independent && !ec->unpipelined && stats.rounds >= 2;
+        check_that(rc || all_last == 0 || stats.pipelined == piped,
+                   "stats: pipelined=%d over %lld rounds, expected %d", stats.pipelined,
+                   (long long)stats.rounds, piped);
         MPI_Offset pos;
         tacio_file_get_position(fh, &pos);
         check_that(pos == (op == WRITE_ALL || op == READ_ALL ? im->mine : 0),

@@ -169,6 +169,23 @@ static void run_independent(struct engine_case *ec)
     ec->extra_hints = NULL;
 }
 
+/* The same case with every window's I/O done before the next round (the
+ * pipelined path is the default whenever an FD needs more than a round),
+ * also with Tsujita's ordered steps. */
+static void run_unpipelined(struct engine_case *ec)
+{
+    const char *strategy = ec->strategy, *both[] = {"romio", "tsujita"};
+    ec->extra_hints = "tacio_pipeline=disable";
+    ec->unpipelined = true;
+    for (int i = 0; i < 2; i++) {
+        ec->strategy = both[i];
+        run_engine_case(ec);
+    }
+    ec->strategy = strategy;
+    ec->unpipelined = false;
+    ec->extra_hints = NULL;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -193,6 +210,7 @@ int main(int argc, char **argv)
         }
         free(copy);
         run_independent(&ec);
+        run_unpipelined(&ec);
     }
     /* views with holes and an empty last rank, against the MPI_Unpack oracle */
     struct engine_case holes = {
@@ -204,5 +222,6 @@ int main(int argc, char **argv)
     }
     free(copy);
     run_independent(&holes);
+    run_unpipelined(&holes);
     return finish("test_engine");
 }

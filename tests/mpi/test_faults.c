@@ -249,8 +249,17 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     dir = argc > 1 ? argv[1] : "/tmp";
-    /* rank 0 aggregates in every romio plan; its second pwrite fails mid-call */
+    /* rank 0 aggregates in every romio plan; its second pwrite fails mid-call.
+     * Windows are 977/2 bytes (make_info), so rounds are pipelined: that
+     * write runs in the helper thread while the next round's headers and
+     * data are in flight, and so do the reads below. */
     injected("pwrite:0:2:5", true, MPI_ERR_IO, "pwrite", NULL);
+    injected("pread:0:3:5", false, MPI_ERR_IO, "pread", NULL);
+    /* the same failures with each window's I/O done inside its round */
+    injected("pwrite:0:2:5", true, MPI_ERR_IO, "pwrite", "tacio_pipeline=disable");
+    injected("pread:0:3:5", false, MPI_ERR_IO, "pread", "tacio_pipeline=disable");
+    /* the last round's write fails: waited for before the last agreement */
+    injected("pwrite:0:1:5", true, MPI_ERR_IO, "pwrite", "tacio_pipeline=enable,cb_buffer_size=1m");
     injected("pwrite:0:1:28", true, MPI_ERR_NO_SPACE, "No space left", NULL);
     injected("pread:0:1:5", false, MPI_ERR_IO, "pread", NULL);
     /* windows wider than the 1072-byte holes: the read of a read-modify-write */
