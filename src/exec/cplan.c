@@ -247,7 +247,19 @@ static void serve_rows(struct call *c, struct order *o)
 
 /* ---- the summary and the plan ---- */
 
+/* A rank's summary record: [flags, nruns, then per run (off, len, bytes)];
+ * records are `words` long in the gathered array. */
 #define SUMMARY_WORDS (2 + 3 * SUMMARY_RUNS)
+
+static int64_t *summary_of(int64_t *all, int words, int r)
+{
+    return all + (size_t)words * (size_t)r;
+}
+
+static int64_t *summary_run(int64_t *rec, int64_t q)
+{
+    return rec + 2 + 3 * q;
+}
 
 /* Whether this rank's access has a run of touching pieces shorter than
  * min: the scan stops at the first one, so it costs a few pieces for the
@@ -290,9 +302,8 @@ static const char *cb_mode(const struct call *c)
     return c->is_write ? c->f->hints->cb_write : c->f->hints->cb_read;
 }
 
-/* [flags, runs, then per run (off, len, bytes)]: this rank's access as k
- * runs of equal bytes. The runs are disjoint because the access is
- * monotonic in the file. */
+/* This rank's summary record: its access as k runs of equal bytes. The runs are disjoint because
+ * the access is monotonic in the file. */
 static void summarize(const struct call *c, int local, int k, int64_t *out)
 {
     int m = 0;
@@ -301,8 +312,8 @@ static void summarize(const struct call *c, int local, int k, int64_t *out)
         if (b <= a)
             continue;
         int64_t lo = view_offset_of(&c->v, a), hi = view_offset_of(&c->v, b - 1) + 1;
-        out[2 + 3 * m] = lo, out[3 + 3 * m] = hi - lo, out[4 + 3 * m] = b - a;
-        m++;
+        int64_t *run = summary_run(out, m++);
+        run[0] = lo, run[1] = hi - lo, run[2] = b - a;
     }
     out[0] = local ? SUM_FAILED : 0;
     if (!local && !strcmp(cb_mode(c), "automatic") && has_small_run(c, c->f->hints->ind_min_piece))
@@ -312,7 +323,7 @@ static void summarize(const struct call *c, int local, int k, int64_t *out)
 
 /* Rank 0: independent I/O when collective buffering is disabled, or
  * automatic and no rank has a run short enough for it to pay. */
-static bool go_independent(const struct call *c, const int64_t *all, int words)
+static bool go_independent(const struct call *c, int64_t *all, int words)
 {
     const char *mode = cb_mode(c);
     if (!strcmp(mode, "disable"))
@@ -320,26 +331,27 @@ static bool go_independent(const struct call *c, const int64_t *all, int words)
     if (strcmp(mode, "automatic"))
         return false;
     for (int r = 0; r < c->f->nprocs; r++)
-        if (all[words * r] & SUM_SMALL)
+        if (summary_of(all, words, r)[0] & SUM_SMALL)
             return false;
     return true;
 }
 
 /* Rank 0: the summary pattern from the gathered runs. */
-static int summary_pattern(const struct call *c, const int64_t *all, int words,
+static int summary_pattern(const struct call *c, int64_t *all, int words,
                            struct tacio_pattern **out)
 {
     int p = c->f->nprocs;
     int64_t n = 0;
     for (int r = 0; r < p; r++)
-        n += all[words * r + 1];
+        n += summary_of(all, words, r)[1];
     int64_t *first = malloc(sizeof(int64_t) * (size_t)(p + 1));
     int64_t *arr = malloc(sizeof(int64_t) * (size_t)(3 * n + 1));
     int rc = first && arr ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
     for (int r = 0, k = 0; !rc && r < p; r++) {
         first[r] = k;
-        for (int q = 0; q < all[words * r + 1]; q++, k++) {
-            const int64_t *run = all + words * r + 2 + 3 * q;
+        int64_t *rec = summary_of(all, words, r);
+        for (int q = 0; q < rec[1]; q++, k++) {
+            const int64_t *run = summary_run(rec, q);
             arr[k] = run[0], arr[n + k] = run[1], arr[2 * n + k] = run[2];
         }
     }
@@ -352,18 +364,20 @@ static int summary_pattern(const struct call *c, const int64_t *all, int words,
     return rc;
 }
 
-static int plan_on_root(struct call *c, const int64_t *all, int words)
+static int plan_on_root(struct call *c, int64_t *all, int words)
 {
     struct tacio_file *f = c->f;
     if (c->plan_rc)
         return c->plan_rc;
     for (int r = 1; r < f->nprocs; r++)
-        if (all[words * r] & SUM_FAILED)
+        if (summary_of(all, words, r)[0] & SUM_FAILED)
             return c->peer_failed = tacio_fail(TACIO_EIO, "rank %d failed", r);
     if ((c->independent = go_independent(c, all, words))) {
-        for (int r = 0; r < f->nprocs; r++) /* for the stats */
-            for (int64_t q = 0; q < all[words * r + 1]; q++)
-                c->indep_bytes += all[words * r + 4 + 3 * q];
+        for (int r = 0; r < f->nprocs; r++) { /* for the stats */
+            int64_t *rec = summary_of(all, words, r);
+            for (int64_t q = 0; q < rec[1]; q++)
+                c->indep_bytes += summary_run(rec, q)[2];
+        }
         return 0;
     }
     struct tacio_pattern *pat = NULL;

@@ -151,39 +151,33 @@ static const struct pcase cases[] = {
     {NULL, mesh_type, any_p}, /* mesh_spec */
 };
 
-/* The same case served by independent I/O: with collective buffering
- * disabled (ROMIO's romio_cb_write/read), and automatic with every piece
- * "large" (tacio_ind_min_piece=1). Then back to collective. */
-static void run_independent(struct engine_case *ec)
-{
-    const char *hints[] = {"romio_cb_write=disable,romio_cb_read=disable", "tacio_ind_min_piece=1"};
-    const char *strategy = ec->strategy;
-    ec->strategy = "romio";
-    ec->independent = true;
-    for (int i = 0; i < 2; i++) {
-        ec->extra_hints = hints[i];
-        run_engine_case(ec);
-    }
-    ec->strategy = strategy;
-    ec->independent = false;
-    ec->extra_hints = NULL;
-}
+/* The same case under other hints (the plain case runs every strategy). */
+struct variant {
+    const char *strategy, *hints;
+    bool independent, unpipelined;
+};
 
-/* The same case with every window's I/O done before the next round (the
- * pipelined path is the default whenever an FD needs more than a round),
- * also with Tsujita's ordered steps. */
-static void run_unpipelined(struct engine_case *ec)
+static const struct variant variants[] = {
+    /* independent I/O: collective buffering disabled (ROMIO's
+     * romio_cb_write/read), and automatic with every piece "large" */
+    {"romio", "romio_cb_write=disable,romio_cb_read=disable", true, false},
+    {"romio", "tacio_ind_min_piece=1", true, false},
+    /* each window's I/O inside its round (rounds are pipelined whenever an
+     * FD needs more than one), also with Tsujita's ordered steps */
+    {"romio", "tacio_pipeline=disable", false, true},
+    {"tsujita", "tacio_pipeline=disable", false, true},
+};
+
+static void run_variants(const struct engine_case *ec)
 {
-    const char *strategy = ec->strategy, *both[] = {"romio", "tsujita"};
-    ec->extra_hints = "tacio_pipeline=disable";
-    ec->unpipelined = true;
-    for (int i = 0; i < 2; i++) {
-        ec->strategy = both[i];
-        run_engine_case(ec);
+    struct engine_case v = *ec;
+    for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
+        v.strategy = variants[i].strategy;
+        v.extra_hints = variants[i].hints;
+        v.independent = variants[i].independent;
+        v.unpipelined = variants[i].unpipelined;
+        run_engine_case(&v);
     }
-    ec->strategy = strategy;
-    ec->unpipelined = false;
-    ec->extra_hints = NULL;
 }
 
 int main(int argc, char **argv)
@@ -209,8 +203,7 @@ int main(int argc, char **argv)
             run_engine_case(&ec);
         }
         free(copy);
-        run_independent(&ec);
-        run_unpipelined(&ec);
+        run_variants(&ec);
     }
     /* views with holes and an empty last rank, against the MPI_Unpack oracle */
     struct engine_case holes = {
@@ -221,7 +214,6 @@ int main(int argc, char **argv)
         run_engine_case(&holes);
     }
     free(copy);
-    run_independent(&holes);
-    run_unpipelined(&holes);
+    run_variants(&holes);
     return finish("test_engine");
 }
