@@ -41,10 +41,20 @@ TACIO_API const char *tacio_strerror(int err);
 /** One-line detail of the calling thread's last error ("" if none). */
 TACIO_API const char *tacio_last_error(void);
 
+/** The API's version: TACIO_API_VERSION at build time, tacio_get_api_version()
+ * at run time, (major << 16) | (minor << 8) | patch. */
+#define TACIO_API_VERSION 0x000300
+TACIO_API unsigned tacio_get_api_version(void);
+
+/* Opaque handles, each usable as a typedef or as the struct pointer. */
 struct tacio_topo;
 struct tacio_pattern;
 struct tacio_hints;
 struct tacio_plan;
+typedef struct tacio_topo *tacio_topo_t;
+typedef struct tacio_pattern *tacio_pattern_t;
+typedef struct tacio_hints *tacio_hints_t;
+typedef struct tacio_plan *tacio_plan_t;
 
 /** Parse a topology spec: tree:, fattree:, flat:, slurm:, dist:. */
 TACIO_API int tacio_topo_parse(const char *spec, struct tacio_topo **out);
@@ -72,14 +82,83 @@ TACIO_API void tacio_hints_free(struct tacio_hints *hints);
  */
 TACIO_API int tacio_topo_set_memory(struct tacio_topo *topo, const char *spec);
 
+/** Hosts with at least one rank, once ranks are placed. */
+TACIO_API int tacio_topo_get_nused_hosts(const struct tacio_topo *topo);
+/** The host index of a placed rank, or -1 when @p rank is not placed. */
+TACIO_API int tacio_topo_get_rank_host(const struct tacio_topo *topo, int rank);
+/** The rank count a dist: topology fixes (0 for the others). */
+TACIO_API int tacio_topo_get_fixed_nprocs(const struct tacio_topo *topo);
+
+/** Strategies, in the registry's order: names are what tacio_strategy takes. */
+TACIO_API int tacio_get_nstrategies(void);
+/** The name, or NULL when @p i is out of range. */
+TACIO_API const char *tacio_strategy_get_name(int i);
+/** One line on where it comes from and what it does, or NULL. */
+TACIO_API const char *tacio_strategy_get_summary(int i);
+
 /** Compute a plan with the strategy named in the hints (tacio_strategy).
- * The plan refers to the topology's vertex names: free it first. */
+ * The plan owns everything it points to: free the plan, the topology and the
+ * pattern in any order. */
 TACIO_API int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo *topo,
                                  const struct tacio_hints *hints, struct tacio_plan **out);
 TACIO_API void tacio_plan_free(struct tacio_plan *plan);
 
 /** Write the plan as one JSON object (no trailing newline). */
 TACIO_API void tacio_plan_write_json(const struct tacio_plan *plan, FILE *out);
+
+/** The strategy that made the plan ("auto" for auto's choice). */
+TACIO_API const char *tacio_plan_get_strategy(const struct tacio_plan *plan);
+/** Notes on the plan: auto's choice, clamped hints, the solver ("" if none). */
+TACIO_API const char *tacio_plan_get_detail(const struct tacio_plan *plan);
+TACIO_API int tacio_plan_get_nprocs(const struct tacio_plan *plan);
+/** File domains: one per aggregator. */
+TACIO_API int tacio_plan_get_nfds(const struct tacio_plan *plan);
+
+/** One file domain: bytes [start, end) of the file, or with unit > 0 the
+ * stripes [start + k*stride, start + k*stride + unit) inside it. */
+struct tacio_fd_info {
+    int64_t start, end, unit, stride;
+    int64_t bytes;  /**< data the ranks access in it */
+    int64_t memory; /**< buffer its aggregator holds (the model's) */
+    int aggregator; /**< the rank that serves it */
+};
+/** Returns TACIO_EINVAL when @p fd is not in [0, nfds). */
+TACIO_API int tacio_plan_get_fd(const struct tacio_plan *plan, int fd, struct tacio_fd_info *out);
+
+/** What the plan costs (README "Metrics"). */
+struct tacio_plan_metrics {
+    int64_t total_bytes, shuffle_bytes, offnode_bytes, hop_bytes;
+    int64_t max_link_load; /**< -1: no tree to route over (dist: topologies) */
+    int64_t max_agg_bytes, max_agg_mem, messages, rounds;
+    int naggs;
+    int max_step_fanin; /**< aggregators pulling from one host in one step */
+    int mem_shortfall;  /**< mccio: FDs on hosts below tacio_mem_min */
+    int64_t lap_cost;   /**< the optimum the LAP solver reported, -1 if none ran */
+    double model_seconds, plan_seconds;
+};
+TACIO_API void tacio_plan_get_metrics(const struct tacio_plan *plan,
+                                      struct tacio_plan_metrics *out);
+
+/** Links of the topology's tree (one per vertex: to its parent); 0 when the
+ * topology has no tree. */
+TACIO_API int tacio_plan_get_nlinks(const struct tacio_plan *plan);
+struct tacio_link_info {
+    const char *name; /**< the vertex below the link (owned by the plan) */
+    int64_t up, down; /**< bytes the plan sends over it each way */
+};
+/** Returns TACIO_EINVAL when @p link is not in [0, nlinks). */
+TACIO_API int tacio_plan_get_link(const struct tacio_plan *plan, int link,
+                                  struct tacio_link_info *out);
+
+/** The ranks feeding FD @p fd in the order its aggregator collects from them
+ * (Tsujita et al.): their count, and *senders (owned by the plan). 0 and
+ * NULL when the plan does not order collection or fd is out of range. */
+TACIO_API int64_t tacio_plan_get_order(const struct tacio_plan *plan, int fd, const int **senders);
+
+/** Hop-bytes if @p rank served FD @p fd: the plan's data for that FD times
+ * each holder's distance to the rank (the TATP paper's W = D*C). */
+TACIO_API int64_t tacio_plan_get_hop_bytes(const struct tacio_plan *plan,
+                                           const struct tacio_topo *topo, int rank, int fd);
 
 #ifdef __cplusplus
 }

@@ -1,14 +1,18 @@
-/* The tacio command: plan and compare collective I/O strategies without MPI. */
-#include "../src/plan/strategy.h"
+/* The tacio command: plan and compare collective I/O strategies without MPI.
+ * It reads plans through the public API only (include/tacio_plan.h). */
+#include "tacio_plan.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define EXIT_BAD_INPUT 2
 #define MAX_HINTS 64
 #define MAX_FDS_SHOWN 32
 #define MAX_COST_CELLS 20000
+#define MAX_COMPARED 16
 
 static const char usage[] =
     "usage: tacio plan    --pattern P [--procs N] --topology T [--placement X]\n"
@@ -20,8 +24,17 @@ static const char usage[] =
     "topologies: tree:racks=R,nodes=N,cores=C  fattree:k=K,cores=C  flat:nodes=N,cores=C\n"
     "            slurm:TOPOLOGY_CONF[,nodes=HOSTLIST][,cores=C]  dist:FILE\n"
     "placement:  block | cyclic | scatter:seed=S\n"
-    "memory:     BYTES | normal:mean=M,sd=S,seed=K | file:PATH   (free memory per host)\n"
-    "strategies: romio lustre latp tatp mccio tsujita auto\n";
+    "memory:     BYTES | normal:mean=M,sd=S,seed=K | file:PATH   (free memory per host)\n";
+
+/* The usage, then the strategies from the registry. */
+static void print_usage(void)
+{
+    fputs(usage, stdout);
+    fputs("strategies:", stdout);
+    for (int i = 0; i < tacio_get_nstrategies(); i++)
+        printf(" %s", tacio_strategy_get_name(i));
+    putchar('\n');
+}
 
 struct options {
     const char *cmd, *pattern, *topology, *placement, *strategy, *strategies, *memory;
@@ -88,8 +101,9 @@ static int parse_value_opt(struct options *o, const char *name, char *val)
     else if (!strcmp(name, "--hint"))
         return add_hint(o, val);
     else if (!strcmp(name, "--procs")) {
-        int64_t n;
-        if (parse_i64(val, &n) || n < 1 || n > 100000000)
+        char *end;
+        long long n = strtoll(val, &end, 10);
+        if (end == val || *end || n < 1 || n > 100000000)
             return bad_input("--procs %s: expected a rank count from 1 to 1e8", val);
         o->procs = (int)n;
     } else
@@ -152,7 +166,7 @@ static int setup_job(const struct options *o, struct job *j)
     int rc = tacio_topo_parse(o->topology, &j->topo);
     if (rc)
         return rc;
-    int procs = o->procs ? o->procs : j->topo->dist ? j->topo->dist_n : 0;
+    int procs = o->procs ? o->procs : tacio_topo_get_fixed_nprocs(j->topo);
     if ((rc = tacio_pattern_parse(o->pattern, procs, &j->pat)))
         return rc;
     if ((rc = tacio_topo_place(j->topo, o->placement, tacio_pattern_nprocs(j->pat))))
@@ -168,22 +182,26 @@ static int setup_job(const struct options *o, struct job *j)
 
 static void print_fds(const struct job *j, const struct tacio_plan *p)
 {
-    struct partition const *part = &p->part;
-    printf("file domains: %d\n  %5s %16s %16s %10s %6s %5s\n", part->n, "fd", "start", "end",
-           part->striped ? "stride" : "size", "agg", "host");
-    for (int k = 0; k < part->n && k < MAX_FDS_SHOWN; k++) {
-        const struct fdom *fd = &part->fd[k];
-        printf("  %5d %16lld %16lld %10lld %6d %5d\n", k, (long long)fd->start, (long long)fd->end,
-               (long long)(fd->unit ? fd->stride : fd->end - fd->start), p->agg[k],
-               j->topo->rank_host[p->agg[k]]);
+    int n = tacio_plan_get_nfds(p);
+    struct tacio_fd_info fd = {0};
+    if (n)
+        tacio_plan_get_fd(p, 0, &fd);
+    printf("file domains: %d\n  %5s %16s %16s %10s %6s %5s\n", n, "fd", "start", "end",
+           fd.unit ? "stride" : "size", "agg", "host");
+    for (int k = 0; k < n && k < MAX_FDS_SHOWN; k++) {
+        tacio_plan_get_fd(p, k, &fd);
+        printf("  %5d %16lld %16lld %10lld %6d %5d\n", k, (long long)fd.start, (long long)fd.end,
+               (long long)(fd.unit ? fd.stride : fd.end - fd.start), fd.aggregator,
+               tacio_topo_get_rank_host(j->topo, fd.aggregator));
     }
-    if (part->n > MAX_FDS_SHOWN)
-        printf("  ... %d more\n", part->n - MAX_FDS_SHOWN);
+    if (n > MAX_FDS_SHOWN)
+        printf("  ... %d more\n", n - MAX_FDS_SHOWN);
 }
 
 static void print_metrics(const struct tacio_plan *p)
 {
-    const struct metrics *m = &p->m;
+    struct tacio_plan_metrics mm, *m = &mm;
+    tacio_plan_get_metrics(p, m);
     printf("aggregators:    %d\n", m->naggs);
     printf("total bytes:    %lld\n", (long long)m->total_bytes);
     printf("shuffle bytes:  %lld\n", (long long)m->shuffle_bytes);
@@ -198,23 +216,23 @@ static void print_metrics(const struct tacio_plan *p)
     printf("messages:       %lld in up to %lld rounds\n", (long long)m->messages,
            (long long)m->rounds);
     printf("max step fanin: %d\n", m->max_step_fanin);
-    if (p->mem_shortfall)
-        printf("mem shortfall:  %d FDs on hosts below tacio_mem_min\n", p->mem_shortfall);
+    if (m->mem_shortfall)
+        printf("mem shortfall:  %d FDs on hosts below tacio_mem_min\n", m->mem_shortfall);
     printf("model seconds:  %.4g\n", m->model_seconds);
-    printf("plan seconds:   %.4f\n", p->plan_seconds);
+    printf("plan seconds:   %.4f\n", m->plan_seconds);
 }
 
 /* W = D*C for small jobs, from the plan's own C. */
 static void show_cost(const struct job *j, const struct tacio_plan *p)
 {
-    const struct comm *c = &p->comm;
+    int a = tacio_plan_get_nfds(p), np = tacio_plan_get_nprocs(p);
     printf("W = D*C (hop-bytes if rank i serves FD j)\n%6s", "");
-    for (int k = 0; k < c->a; k++)
+    for (int k = 0; k < a; k++)
         printf(" %10s%d", "FD", k);
-    for (int i = 0; i < c->p; i++) {
+    for (int i = 0; i < np; i++) {
         printf("\nP%-5d", i);
-        for (int k = 0; k < c->a; k++)
-            printf(" %12lld", (long long)hop_bytes_of(j->topo, c, k, i));
+        for (int k = 0; k < a; k++)
+            printf(" %12lld", (long long)tacio_plan_get_hop_bytes(p, j->topo, i, k));
     }
     printf("\n");
 }
@@ -225,9 +243,10 @@ static int cmd_plan(const struct options *o, struct job *j)
     int rc = tacio_plan_compute(j->pat, j->topo, j->hints, &p);
     if (rc)
         return fail(rc);
-    if (o->show_cost && (int64_t)p->nprocs * p->part.n > MAX_COST_CELLS) {
+    int np = tacio_plan_get_nprocs(p), nfds = tacio_plan_get_nfds(p);
+    if (o->show_cost && (int64_t)np * nfds > MAX_COST_CELLS) {
         rc = bad_input("--show-cost prints W only up to %d cells (%d x %d asked)", MAX_COST_CELLS,
-                       p->nprocs, p->part.n);
+                       np, nfds);
         tacio_plan_free(p);
         return rc;
     }
@@ -235,9 +254,10 @@ static int cmd_plan(const struct options *o, struct job *j)
         tacio_plan_write_json(p, stdout);
         putchar('\n');
     } else {
-        printf("strategy:       %s%s%s%s\n", p->strategy, *p->detail ? " (" : "", p->detail,
-               *p->detail ? ")" : "");
-        printf("procs:          %d on %d hosts\n", p->nprocs, j->topo->nused_hosts);
+        const char *detail = tacio_plan_get_detail(p);
+        printf("strategy:       %s%s%s%s\n", tacio_plan_get_strategy(p), *detail ? " (" : "",
+               detail, *detail ? ")" : "");
+        printf("procs:          %d on %d hosts\n", np, tacio_topo_get_nused_hosts(j->topo));
         print_fds(j, p);
         print_metrics(p);
     }
@@ -256,13 +276,15 @@ static double ratio(int64_t x, int64_t base)
 
 static void print_row(const struct tacio_plan *p, const struct tacio_plan *base)
 {
-    const struct metrics *m = &p->m, *b = &base->m;
-    printf("%-8s %6d %16lld %6.3f %16lld %6.3f %16lld %6.3f", p->strategy, m->naggs,
+    struct tacio_plan_metrics mm, bm, *m = &mm, *b = &bm;
+    tacio_plan_get_metrics(p, m);
+    tacio_plan_get_metrics(base, b);
+    printf("%-8s %6d %16lld %6.3f %16lld %6.3f %16lld %6.3f", tacio_plan_get_strategy(p), m->naggs,
            (long long)m->hop_bytes, ratio(m->hop_bytes, b->hop_bytes), (long long)m->offnode_bytes,
            ratio(m->offnode_bytes, b->offnode_bytes), (long long)m->max_link_load,
            ratio(m->max_link_load, b->max_link_load));
     printf(" %12lld %6d %10.4g %8.3f\n", (long long)m->max_agg_mem, m->max_step_fanin,
-           m->model_seconds, p->plan_seconds);
+           m->model_seconds, m->plan_seconds);
 }
 
 static int plan_one(struct job *j, const char *name, struct tacio_plan **out)
@@ -271,17 +293,30 @@ static int plan_one(struct job *j, const char *name, struct tacio_plan **out)
     return rc ? rc : tacio_plan_compute(j->pat, j->topo, j->hints, out);
 }
 
+/* Plans for --strategies (default: every strategy of the registry).
+ * Returns 0 or the exit code of an error it printed. */
 static int compare_list(const struct options *o, struct job *j, struct tacio_plan **plans, int *n)
 {
-    char *list =
-        strdup(o->strategies ? o->strategies : "romio,lustre,latp,tatp,mccio,tsujita,auto");
-    int rc = list ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
     *n = 0;
-    for (char *save = NULL, *s = list ? strtok_r(list, ",", &save) : NULL; s && !rc;
+    if (!o->strategies) {
+        for (int i = 0; i < tacio_get_nstrategies() && *n < MAX_COMPARED; i++, (*n)++) {
+            int rc = plan_one(j, tacio_strategy_get_name(i), &plans[*n]);
+            if (rc)
+                return fail(rc);
+        }
+        return 0;
+    }
+    char *list = strdup(o->strategies);
+    if (!list)
+        return bad_input("out of memory");
+    int rc = 0;
+    for (char *save = NULL, *s = strtok_r(list, ",", &save); s && !rc;
          s = strtok_r(NULL, ",", &save)) {
-        if (*n == 16)
-            rc = tacio_fail(TACIO_EINVAL, "at most 16 strategies to compare");
-        else if (!(rc = plan_one(j, s, &plans[*n])))
+        if (*n == MAX_COMPARED)
+            rc = bad_input("at most %d strategies to compare", MAX_COMPARED);
+        else if ((rc = plan_one(j, s, &plans[*n])))
+            rc = fail(rc);
+        else
             (*n)++;
     }
     free(list);
@@ -290,13 +325,15 @@ static int compare_list(const struct options *o, struct job *j, struct tacio_pla
 
 static int cmd_compare(const struct options *o, struct job *j)
 {
-    struct tacio_plan *plans[16], *base = NULL;
+    struct tacio_plan *plans[MAX_COMPARED], *base = NULL;
     int n, rc = compare_list(o, j, plans, &n);
     for (int i = 0; !rc && i < n; i++)
-        if (!strcmp(plans[i]->strategy, "romio"))
+        if (!strcmp(tacio_plan_get_strategy(plans[i]), "romio"))
             base = plans[i];
     struct tacio_plan *own_base = NULL;
-    if (!rc && !base && !(rc = plan_one(j, "romio", &own_base)))
+    if (!rc && !base && (rc = plan_one(j, "romio", &own_base)))
+        rc = fail(rc);
+    else if (!rc && !base)
         base = own_base;
     if (!rc && o->json) {
         putchar('[');
@@ -316,13 +353,13 @@ static int cmd_compare(const struct options *o, struct job *j)
     for (int i = 0; i < n; i++)
         tacio_plan_free(plans[i]);
     tacio_plan_free(own_base);
-    return rc ? fail(rc) : 0;
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(usage, stdout);
+        print_usage();
         return 0;
     }
     struct options o = {0};

@@ -184,14 +184,14 @@ int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tac
     plan->fd_mem = malloc(sizeof(int64_t) * (size_t)(c->a ? c->a : 1));
     if (topo_has_tree(t)) {
         plan->nlinks = t->nverts;
-        plan->link_name = t->vname;
+        plan->link_name = names_copy(t->vname, t->nverts);
         plan->link_up = xcalloc((size_t)t->nverts, sizeof(int64_t));
         plan->link_down = xcalloc((size_t)t->nverts, sizeof(int64_t));
     }
     int rc = 0;
     if (!pa.bytes || !pa.extent || !pa.offnode_in || !pa.msgs || !host_acc || !touched ||
         !plan->fd_bytes || !plan->fd_mem ||
-        (topo_has_tree(t) && (!plan->link_up || !plan->link_down)))
+        (topo_has_tree(t) && (!plan->link_up || !plan->link_down || !plan->link_name)))
         rc = tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
     memset(&plan->m, 0, sizeof plan->m);
     plan->m.total_bytes = c->total;

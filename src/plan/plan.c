@@ -113,6 +113,7 @@ void tacio_plan_free(struct tacio_plan *p)
     free(p->fd_mem);
     free(p->link_up);
     free(p->link_down);
+    free(p->link_name);
     free(p);
 }
 

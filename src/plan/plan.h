@@ -93,7 +93,7 @@ struct tacio_plan {
     struct comm comm;             /* C for the plan's FDs: the engine routes with it */
     int64_t *fd_bytes, *fd_mem;   /* per FD (= per aggregator): data, buffer memory */
     int64_t *link_up, *link_down; /* per tree vertex: bytes on the link to its parent */
-    char **link_name;             /* per tree vertex (borrowed from the topology) */
+    char **link_name;             /* per tree vertex (names_copy: one block) */
     int nlinks;
     double plan_seconds;
 };

@@ -1,6 +1,7 @@
 /* The strategy registry: adding a strategy is one file plus one line here. */
 #include "strategy.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const struct tacio_strategy *const registry[] = {
@@ -15,9 +16,33 @@ const struct tacio_strategy *strategy_find(const char *name)
     return NULL;
 }
 
+/* "romio, lustre, ...": for messages, from the registry. */
 const char *strategy_names(void)
 {
-    return "romio, lustre, latp, tatp, mccio, tsujita, auto";
+    static char names[256];
+    if (!names[0])
+        for (size_t i = 0, n = 0; registry[i] && n < sizeof names; i++)
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "",
+                                  registry[i]->name);
+    return names;
+}
+
+int tacio_get_nstrategies(void)
+{
+    int n = 0;
+    while (registry[n])
+        n++;
+    return n;
+}
+
+const char *tacio_strategy_get_name(int i)
+{
+    return i >= 0 && i < tacio_get_nstrategies() ? registry[i]->name : NULL;
+}
+
+const char *tacio_strategy_get_summary(int i)
+{
+    return i >= 0 && i < tacio_get_nstrategies() ? registry[i]->summary : NULL;
 }
 
 int plan_naggs(const struct plan_ctx *ctx)

@@ -47,6 +47,20 @@ void *xcalloc(size_t n, size_t size)
     return calloc(n ? n : 1, size ? size : 1);
 }
 
+char **names_copy(char *const *names, int n)
+{
+    size_t bytes = sizeof(char *) * (size_t)(n ? n : 1);
+    for (int i = 0; i < n; i++)
+        bytes += strlen(names[i] ? names[i] : "") + 1;
+    char **out = malloc(bytes), *at = (char *)(out + (n ? n : 1));
+    for (int i = 0; out && i < n; i++) {
+        const char *s = names[i] ? names[i] : "";
+        out[i] = strcpy(at, s);
+        at += strlen(s) + 1;
+    }
+    return out;
+}
+
 void strip_comment(char *line)
 {
     char *hash = strchr(line, '#');

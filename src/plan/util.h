@@ -45,6 +45,9 @@ uint64_t rng_next(uint64_t *state);
 double rng_uniform(uint64_t *state);
 
 void *xcalloc(size_t n, size_t size);
+/* n strings (NULL read as "") copied into one block: the pointers, then the
+ * bytes; one free() releases it. NULL when out of memory. */
+char **names_copy(char *const *names, int n);
 /* Cut a text line at its first '#': the comment rule of every input file. */
 void strip_comment(char *line);
 /* Room for `need` elements of `elem` bytes in *arr, whose capacity *cap

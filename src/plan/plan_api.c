@@ -1,0 +1,110 @@
+/* The public accessors of a plan, a placed topology and the strategy
+ * registry (include/tacio_plan.h): what a program needs to read a plan
+ * without the planning core's structures. */
+#include "strategy.h"
+
+unsigned tacio_get_api_version(void)
+{
+    return TACIO_API_VERSION;
+}
+
+int tacio_topo_get_nused_hosts(const struct tacio_topo *topo)
+{
+    return topo->nused_hosts;
+}
+
+int tacio_topo_get_rank_host(const struct tacio_topo *topo, int rank)
+{
+    return topo->rank_host && rank >= 0 && rank < topo->nprocs ? topo->rank_host[rank] : -1;
+}
+
+int tacio_topo_get_fixed_nprocs(const struct tacio_topo *topo)
+{
+    return topo->dist ? topo->dist_n : 0;
+}
+
+const char *tacio_plan_get_strategy(const struct tacio_plan *plan)
+{
+    return plan->strategy;
+}
+
+const char *tacio_plan_get_detail(const struct tacio_plan *plan)
+{
+    return plan->detail;
+}
+
+int tacio_plan_get_nprocs(const struct tacio_plan *plan)
+{
+    return plan->nprocs;
+}
+
+int tacio_plan_get_nfds(const struct tacio_plan *plan)
+{
+    return plan->part.n;
+}
+
+int tacio_plan_get_fd(const struct tacio_plan *plan, int fd, struct tacio_fd_info *out)
+{
+    if (fd < 0 || fd >= plan->part.n)
+        return tacio_fail(TACIO_EINVAL, "FD %d of a plan with %d", fd, plan->part.n);
+    const struct fdom *d = &plan->part.fd[fd];
+    *out = (struct tacio_fd_info){d->start,
+                                  d->end,
+                                  d->unit,
+                                  d->stride,
+                                  plan->fd_bytes ? plan->fd_bytes[fd] : 0,
+                                  plan->fd_mem ? plan->fd_mem[fd] : 0,
+                                  plan->agg[fd]};
+    return 0;
+}
+
+void tacio_plan_get_metrics(const struct tacio_plan *plan, struct tacio_plan_metrics *out)
+{
+    const struct metrics *m = &plan->m;
+    *out = (struct tacio_plan_metrics){.total_bytes = m->total_bytes,
+                                       .shuffle_bytes = m->shuffle_bytes,
+                                       .offnode_bytes = m->offnode_bytes,
+                                       .hop_bytes = m->hop_bytes,
+                                       .max_link_load = m->max_link_load,
+                                       .max_agg_bytes = m->max_agg_bytes,
+                                       .max_agg_mem = m->max_agg_mem,
+                                       .messages = m->messages,
+                                       .rounds = m->rounds,
+                                       .naggs = m->naggs,
+                                       .max_step_fanin = m->max_step_fanin,
+                                       .mem_shortfall = plan->mem_shortfall,
+                                       .lap_cost = plan->lap_cost,
+                                       .model_seconds = m->model_seconds,
+                                       .plan_seconds = plan->plan_seconds};
+}
+
+int tacio_plan_get_nlinks(const struct tacio_plan *plan)
+{
+    return plan->nlinks;
+}
+
+int tacio_plan_get_link(const struct tacio_plan *plan, int link, struct tacio_link_info *out)
+{
+    if (link < 0 || link >= plan->nlinks)
+        return tacio_fail(TACIO_EINVAL, "link %d of a plan with %d", link, plan->nlinks);
+    *out =
+        (struct tacio_link_info){plan->link_name[link], plan->link_up[link], plan->link_down[link]};
+    return 0;
+}
+
+int64_t tacio_plan_get_order(const struct tacio_plan *plan, int fd, const int **senders)
+{
+    *senders = NULL;
+    if (!plan->order || fd < 0 || fd >= plan->part.n)
+        return 0;
+    *senders = plan->order + plan->order_ptr[fd];
+    return plan->order_ptr[fd + 1] - plan->order_ptr[fd];
+}
+
+int64_t tacio_plan_get_hop_bytes(const struct tacio_plan *plan, const struct tacio_topo *topo,
+                                 int rank, int fd)
+{
+    if (fd < 0 || fd >= plan->comm.a || rank < 0 || rank >= plan->comm.p)
+        return 0;
+    return hop_bytes_of(topo, &plan->comm, fd, rank);
+}

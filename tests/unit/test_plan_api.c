@@ -1,0 +1,146 @@
+/* The public plan API (include/tacio_plan.h) alone: a program reads a whole
+ * plan through it, the numbers agree with each other, out-of-range
+ * questions get errors, and the plan outlives the topology it was made on
+ * (the sanitizer build turns a borrowed name into a failure). */
+#include "check.h"
+#include "tacio_plan.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+static tacio_plan_t plan_of(const char *strategy, tacio_topo_t *topo, tacio_pattern_t *pat)
+{
+    tacio_hints_t h;
+    tacio_plan_t p = NULL;
+    CHECK_EQ(tacio_topo_parse("tree:racks=2,nodes=2,cores=2", topo), 0);
+    CHECK_EQ(tacio_pattern_parse("cube:n=32", 8, pat), 0);
+    CHECK_EQ(tacio_topo_place(*topo, "scatter:seed=1", 8), 0);
+    CHECK_EQ(tacio_hints_new(&h), 0);
+    CHECK_EQ(tacio_hints_set(h, "tacio_strategy", strategy), 0);
+    CHECK_EQ(tacio_hints_set(h, "cb_config_list", "*:2"), 0);
+    CHECK_EQ(tacio_hints_set(h, "striping_unit", "16k"), 0); /* tsujita: FDs of 16k stripes */
+    CHECK_EQ(tacio_plan_compute(*pat, *topo, h, &p), 0);
+    tacio_hints_free(h);
+    return p;
+}
+
+static void registry(void)
+{
+    int n = tacio_get_nstrategies();
+    bool romio = false, tatp = false, autos = false;
+    CHECK(n >= 7);
+    for (int i = 0; i < n; i++) {
+        const char *name = tacio_strategy_get_name(i);
+        romio |= !strcmp(name, "romio");
+        tatp |= !strcmp(name, "tatp");
+        autos |= !strcmp(name, "auto");
+        CHECK(strlen(tacio_strategy_get_summary(i)) > 10);
+    }
+    CHECK(romio && tatp && autos);
+    CHECK(tacio_strategy_get_name(n) == NULL);
+    CHECK(tacio_strategy_get_name(-1) == NULL);
+    CHECK(tacio_strategy_get_summary(n) == NULL);
+}
+
+/* FDs in file order (empty ones allowed: a striped plan deals out stripes
+ * the data may not reach), served by ranks of the job, holding
+ * every byte; the aggregators are the ranks serving bytes. */
+static void fds(tacio_plan_t p, const struct tacio_plan_metrics *m)
+{
+    int n = tacio_plan_get_nfds(p), naggs = 0;
+    int64_t bytes = 0, prev_end = 0, prev_start = INT64_MIN / 2;
+    bool serving[8] = {false};
+    struct tacio_fd_info fd;
+    CHECK(n >= 1);
+    for (int j = 0; j < n; j++) {
+        CHECK_EQ(tacio_plan_get_fd(p, j, &fd), 0);
+        /* contiguous FDs follow each other; striped ones interleave, each
+         * starting a stripe after the previous */
+        int64_t after = fd.unit ? prev_start + fd.unit : prev_end;
+        CHECK(fd.end >= fd.start && (fd.end == fd.start || fd.start >= after));
+        CHECK(fd.aggregator >= 0 && fd.aggregator < tacio_plan_get_nprocs(p));
+        if (fd.end > fd.start)
+            prev_end = fd.end, prev_start = fd.start;
+        bytes += fd.bytes;
+        if (fd.bytes && !serving[fd.aggregator & 7])
+            serving[fd.aggregator & 7] = true, naggs++;
+    }
+    CHECK_EQ(bytes, m->total_bytes);
+    CHECK_EQ(m->total_bytes, (int64_t)32 * 32 * 32 * 8);
+    CHECK_EQ(naggs, m->naggs);
+    CHECK_EQ(tacio_plan_get_fd(p, n, &fd), TACIO_EINVAL);
+    CHECK_EQ(tacio_plan_get_fd(p, -1, &fd), TACIO_EINVAL);
+}
+
+/* Hop-bytes is W = D*C at the chosen aggregators; the busiest link is the
+ * plan's max link load. */
+static void costs(tacio_plan_t p, tacio_topo_t topo, const struct tacio_plan_metrics *m)
+{
+    int64_t hop = 0, busiest = 0;
+    struct tacio_fd_info fd;
+    for (int j = 0; j < tacio_plan_get_nfds(p); j++) {
+        tacio_plan_get_fd(p, j, &fd);
+        hop += tacio_plan_get_hop_bytes(p, topo, fd.aggregator, j);
+    }
+    CHECK_EQ(hop, m->hop_bytes);
+    struct tacio_link_info l;
+    CHECK(tacio_plan_get_nlinks(p) > 0);
+    for (int k = 0; k < tacio_plan_get_nlinks(p); k++) {
+        CHECK_EQ(tacio_plan_get_link(p, k, &l), 0);
+        busiest = busiest > l.up ? busiest : l.up;
+        busiest = busiest > l.down ? busiest : l.down;
+    }
+    CHECK_EQ(busiest, m->max_link_load);
+    CHECK_EQ(tacio_plan_get_link(p, tacio_plan_get_nlinks(p), &l), TACIO_EINVAL);
+}
+
+/* Tsujita orders each FD's senders; every rank holding bytes of an FD is
+ * listed once. romio does not order. */
+static void order(tacio_plan_t tsujita, tacio_plan_t romio)
+{
+    const int *s;
+    int64_t total = 0;
+    for (int j = 0; j < tacio_plan_get_nfds(tsujita); j++) {
+        int64_t n = tacio_plan_get_order(tsujita, j, &s);
+        bool seen[8] = {false};
+        for (int64_t k = 0; k < n; k++) {
+            CHECK(s[k] >= 0 && s[k] < 8 && !seen[s[k]]);
+            seen[s[k] & 7] = true;
+        }
+        total += n;
+    }
+    CHECK(total >= tacio_plan_get_nfds(tsujita));
+    CHECK_EQ(tacio_plan_get_order(romio, 0, &s), 0);
+    CHECK(s == NULL);
+}
+
+int main(void)
+{
+    CHECK_EQ(tacio_get_api_version(), TACIO_API_VERSION);
+    registry();
+    tacio_topo_t topo, topo2;
+    tacio_pattern_t pat, pat2;
+    tacio_plan_t p = plan_of("tsujita", &topo, &pat), r = plan_of("romio", &topo2, &pat2);
+    struct tacio_plan_metrics m;
+    tacio_plan_get_metrics(p, &m);
+    CHECK(!strcmp(tacio_plan_get_strategy(p), "tsujita"));
+    CHECK_EQ(tacio_plan_get_nprocs(p), 8);
+    fds(p, &m);
+    costs(p, topo, &m);
+    order(p, r);
+    /* the plan keeps its link names after the topology is gone */
+    struct tacio_link_info l;
+    tacio_plan_get_link(p, 0, &l);
+    char name[64];
+    snprintf(name, sizeof name, "%s", l.name);
+    tacio_topo_free(topo);
+    tacio_pattern_free(pat);
+    tacio_plan_get_link(p, 0, &l);
+    CHECK(!strcmp(l.name, name));
+    tacio_plan_free(p);
+    tacio_plan_free(r);
+    tacio_topo_free(topo2);
+    tacio_pattern_free(pat2);
+    return check_report("test_plan_api");
+}
