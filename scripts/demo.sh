@@ -32,7 +32,7 @@ rm -f "$stats"
 mpicc.openmpi -O2 -o "$demo/iobench" "$(dirname "$0")/../bench/io/iobench.c"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 file=/dev/shm/tacio-demo.$$.dat
-for s in romio lustre latp tatp mccio tsujita auto; do
+for s in $("$TACIO" --help | sed -n 's/^strategies: //p'); do # the registry's
     TACIO_STATS=$stats TACIO_HINTS="tacio_strategy=$s,tacio_ranks_per_node=2,tacio_topology=tree:racks=2,nodes=2,cores=2" \
         mpirun.openmpi -x TACIO_STATS -x TACIO_HINTS -x "LD_PRELOAD=$PWD/$MPIBUILD/lib/libtacio_mpiio.so" \
         -n 8 "$demo/iobench" "$file" cube quick 3 >"$demo/$s.out"

@@ -127,6 +127,8 @@ struct tacio_strategy {
     /* The partition reads how bytes spread over the file (pattern prefix
      * sums over all ranks), not only the ranks' spans. */
     bool reads_distribution;
+    /* auto tries it (at 1, 2 and 4 aggregators per host) */
+    bool auto_candidate;
 };
 
 const struct tacio_strategy *strategy_find(const char *name);

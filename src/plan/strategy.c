@@ -1,12 +1,14 @@
-/* The strategy registry: adding a strategy is one file plus one line here. */
+/* The strategy registry (strategies/list.h) and the helpers strategies share. */
 #include "strategy.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#define STRATEGY(name) &strategy_##name,
 static const struct tacio_strategy *const registry[] = {
-    &strategy_romio, &strategy_lustre,  &strategy_latp, &strategy_tatp,
-    &strategy_mccio, &strategy_tsujita, &strategy_auto, NULL};
+#include "strategies/list.h"
+    NULL};
+#undef STRATEGY
 
 const struct tacio_strategy *strategy_find(const char *name)
 {
@@ -38,6 +40,11 @@ int tacio_get_nstrategies(void)
 const char *tacio_strategy_get_name(int i)
 {
     return i >= 0 && i < tacio_get_nstrategies() ? registry[i]->name : NULL;
+}
+
+const struct tacio_strategy *strategy_at(int i)
+{
+    return i >= 0 && i < tacio_get_nstrategies() ? registry[i] : NULL;
 }
 
 const char *tacio_strategy_get_summary(int i)
@@ -91,17 +98,3 @@ int partition_lustre(const struct plan_ctx *ctx, struct partition *out)
     int n = lustre_naggs(ctx);
     return n < 0 ? n : partition_stripes(ctx, n, out);
 }
-
-const struct tacio_strategy strategy_romio = {
-    .name = "romio",
-    .summary = "ROMIO default: even split of [min,max], FD j to the j-th cb_config_list rank",
-    .partition = partition_romio,
-    .assign = assign_ranklist,
-};
-
-const struct tacio_strategy strategy_lustre = {
-    .name = "lustre",
-    .summary = "Liao & Choudhary: stripes dealt round-robin to the cb_config_list ranks",
-    .partition = partition_lustre,
-    .assign = assign_ranklist,
-};

@@ -4,8 +4,12 @@
 
 #include "plan.h"
 
-extern const struct tacio_strategy strategy_romio, strategy_lustre, strategy_latp, strategy_tatp,
-    strategy_mccio, strategy_tsujita, strategy_auto;
+#define STRATEGY(name) extern const struct tacio_strategy strategy_##name;
+#include "strategies/list.h"
+#undef STRATEGY
+
+/* The i-th strategy of the registry, or NULL. */
+const struct tacio_strategy *strategy_at(int i);
 
 /* cb_nodes clamped to the cb_config_list's ranks (ROMIO clamps, never fails). */
 int plan_naggs(const struct plan_ctx *ctx);

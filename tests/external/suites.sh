@@ -7,7 +7,7 @@
 set -u
 tree=$(cd "$1" && pwd) work=${2:-/tmp/tacio-suites}
 shim=$tree/lib/libtacio_mpiio.so
-strategies=(romio lustre latp tatp mccio tsujita auto)
+read -ra strategies <<<"$("$tree/bin/tacio" --help | sed -n 's/^strategies: //p')" # the registry's
 pool=http://deb.debian.org/debian/pool/main
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mkdir -p "$work" && cd "$work" || exit 1

@@ -187,7 +187,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     const char *dir = argc > 1 ? argv[1] : "/tmp";
-    char all_strategies[] = "romio,lustre,latp,tatp,mccio,tsujita,auto";
+    char all_strategies[512] = ""; /* the registry's, unless the command line names some */
+    for (int i = 0; i < tacio_get_nstrategies(); i++)
+        snprintf(all_strategies + strlen(all_strategies),
+                 sizeof all_strategies - strlen(all_strategies), "%s%s", i ? "," : "",
+                 tacio_strategy_get_name(i));
     char *list = argc > 2 ? argv[2] : all_strategies;
     struct engine_case ec = {.dir = dir};
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {

@@ -361,8 +361,6 @@ static unsigned char *memory_image(const struct pcase *c, int rank)
 
 static void run_case(const char *dir, uint64_t seed)
 {
-    static const char *const strategies[] = {"romio", "lustre",  "latp", "tatp",
-                                             "mccio", "tsujita", "auto"};
     static const char *const buffers[] = {"cb_buffer_size=977", "cb_buffer_size=4096",
                                           "cb_buffer_size=65536"};
     int rank, p;
@@ -381,7 +379,9 @@ static void run_case(const char *dir, uint64_t seed)
         free(pre);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Info info = make_info(strategies[seed % 7], buffers[seed % 3]);
+    MPI_Info info =
+        make_info(tacio_strategy_get_name((int)(seed % (uint64_t)tacio_get_nstrategies())),
+                  buffers[seed % 3]);
     tacio_file_t fh;
     int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
     rc = rc ? rc : tacio_file_set_view(fh, c.disp, MPI_BYTE, c.ft, "native", MPI_INFO_NULL);

@@ -1,4 +1,5 @@
-/* auto: plan the job with each strategy at 1, 2 and 4 aggregators per host
+/* auto: plan the job with each candidate strategy (auto_candidate in the
+ * registry) at 1, 2 and 4 aggregators per host
  * and keep the plan the cost model (metrics.c, README "auto") rates fastest.
  * The TATP paper leaves choosing the aggregator count as future work; the
  * model makes that choice explicit and reproducible. */
@@ -6,8 +7,6 @@
 
 #include <string.h>
 
-static const struct tacio_strategy *const candidates[] = {
-    &strategy_romio, &strategy_latp, &strategy_tatp, &strategy_tsujita, &strategy_mccio, NULL};
 static const int per_host[] = {1, 2, 4};
 
 static int run_candidate(const struct plan_ctx *ctx, const struct tacio_strategy *s, int k,
@@ -28,16 +27,18 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     struct tacio_plan *best = NULL;
     const char *best_name = NULL;
     int best_k = 0, rc = 0;
-    for (int i = 0; candidates[i] && !rc; i++)
-        for (size_t k = 0; k < sizeof per_host / sizeof *per_host && !rc; k++) {
+    const struct tacio_strategy *s;
+    for (int i = 0; (s = strategy_at(i)) && !rc; i++)
+        for (size_t k = 0; s->auto_candidate && k < sizeof per_host / sizeof *per_host && !rc;
+             k++) {
             struct tacio_plan *p;
-            rc = run_candidate(ctx, candidates[i], per_host[k], &p);
+            rc = run_candidate(ctx, s, per_host[k], &p);
             if (rc)
                 break;
             if (!best || p->m.model_seconds < best->m.model_seconds) {
                 tacio_plan_free(best);
                 best = p;
-                best_name = candidates[i]->name;
+                best_name = s->name;
                 best_k = per_host[k];
             } else
                 tacio_plan_free(p);

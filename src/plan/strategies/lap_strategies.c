@@ -46,6 +46,7 @@ const struct tacio_strategy strategy_latp = {
     .summary = "LATP: ROMIO's FDs, LAP keeping the most bytes at their aggregator",
     .partition = partition_romio,
     .assign = latp_assign,
+    .auto_candidate = true,
 };
 
 const struct tacio_strategy strategy_tatp = {
@@ -53,4 +54,5 @@ const struct tacio_strategy strategy_tatp = {
     .summary = "TATP: ROMIO's FDs, LAP minimising hop-bytes over the topology",
     .partition = partition_romio,
     .assign = tatp_assign,
+    .auto_candidate = true,
 };

@@ -410,4 +410,5 @@ const struct tacio_strategy strategy_mccio = {
     .partition = mccio_partition,
     .assign = mccio_assign,
     .reads_distribution = true,
+    .auto_candidate = true,
 };

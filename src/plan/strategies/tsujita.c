@@ -86,4 +86,5 @@ const struct tacio_strategy strategy_tsujita = {
     .summary = "Tsujita et al.: striped FDs, aggregators spread over hosts, rotated collection",
     .partition = partition_lustre,
     .assign = tsujita_assign,
+    .auto_candidate = true,
 };
