@@ -683,6 +683,44 @@ static char *window_run(const struct window *win, const int64_t *hdr, int64_t np
     return win->buf + first;
 }
 
+/* Posts one of the phase's byte messages. A side without a buffer (it
+ * failed, or could not get one) still posts, empty, so its peer never
+ * waits forever. */
+static void post(struct call *c, struct round *rd, bool send, char *b, int64_t n, int peer, int tag)
+{
+    static char nothing;
+    MPI_Request *req = &rd->req[rd->nreq++];
+    if (send)
+        MPI_Isend(b ? b : &nothing, b ? (int)n : 0, MPI_BYTE, peer, tag, c->f->comm, req);
+    else
+        MPI_Irecv(b ? b : &nothing, b ? (int)n : 0, MPI_BYTE, peer, tag, c->f->comm, req);
+}
+
+/* A link's pieces (np header pairs) between the window and a staged
+ * buffer where they lie back to back: into the window (write) or out of it
+ * (read). */
+static void window_copy(const struct window *win, const int64_t *hdr, int64_t np, char *staged,
+                        bool into_window)
+{
+    for (int64_t q = 0, pos = 0; q < np; pos += hdr[2 * q + 1], q++) {
+        char *at = win->buf + wpos(&win->w, hdr[2 * q]);
+        size_t len = (size_t)hdr[2 * q + 1];
+        memcpy(into_window ? at : staged + pos, into_window ? staged + pos : at, len);
+    }
+}
+
+/* This rank's pieces between its buffer and a staged one where they lie
+ * back to back: packed (write) or unpacked (read). */
+static void user_copy(const struct call *c, const struct piece_list *p, char *staged, bool pack)
+{
+    for (int64_t i = 0, pos = 0; i < p->n; pos += p->p[i++].len) {
+        if (pack)
+            flat_gather(c->mt, c->buf, p->p[i].spos - c->s0, p->p[i].len, staged + pos);
+        else
+            flat_scatter(c->mt, c->buf, p->p[i].spos - c->s0, p->p[i].len, staged + pos);
+    }
+}
+
 /* A header message per FD fed and, on the aggregator, per rank feeding it,
  * for the whole round (all steps: they are small). After a failure the
  * messages still go, empty, so no aggregator waits forever; and a rank that
@@ -692,7 +730,6 @@ static char *window_run(const struct window *win, const int64_t *hdr, int64_t np
  * when even that buffer cannot be had does it receive into nothing. */
 static int header_sends(struct call *c, struct round *rd, struct slot *s, int64_t r, int local)
 {
-    static char nothing;
     for (int k = 0; k < c->nout; k++) {
         const struct link *l = &c->out[k];
         if (!in_round(l, r))
@@ -706,15 +743,13 @@ static int header_sends(struct call *c, struct round *rd, struct slot *s, int64_
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
         if (b)
             pack_header(&s->outp[k], (int64_t *)b);
-        MPI_Isend(b ? b : &nothing, b ? 16 * (int)s->outp[k].n : 0, MPI_BYTE, l->peer, TAG_REQ,
-                  c->f->comm, &rd->req[rd->nreq++]);
+        post(c, rd, true, b, 16 * s->outp[k].n, l->peer, TAG_REQ);
     }
     return local;
 }
 
 static int header_receives(struct call *c, struct round *rd, struct slot *s, int64_t r, int local)
 {
-    static char nothing;
     for (int k = 0; k < c->nin; k++) {
         const struct link *l = &c->in[k];
         if (!in_round(l, r))
@@ -724,8 +759,7 @@ static int header_receives(struct call *c, struct round *rd, struct slot *s, int
         if (!local && !b)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
         s->inbuf[k] = local ? NULL : b;
-        MPI_Irecv(b ? b : &nothing, b ? (int)size : 0, MPI_BYTE, l->peer, TAG_REQ, c->f->comm,
-                  &rd->req[rd->nreq++]);
+        post(c, rd, false, b, size, l->peer, TAG_REQ);
     }
     return local;
 }
@@ -746,7 +780,6 @@ static int exchange_headers(struct call *c, struct round *rd, struct slot *s, in
 static int write_sends(struct call *c, struct round *rd, struct slot *s, int64_t r, int local,
                        int step)
 {
-    static char nothing;
     for (int k = 0; k < c->nout; k++) {
         const struct link *l = &c->out[k];
         if (!in_round(l, r) || msg_step(c, c->f->rank, l->peer) != step)
@@ -754,13 +787,11 @@ static int write_sends(struct call *c, struct round *rd, struct slot *s, int64_t
         const struct piece_list *p = &s->outp[k];
         char *b = local ? NULL : user_run(c, p);
         if (!local && !b && (b = round_alloc(c, s, p->bytes)))
-            for (int64_t i = 0, pos = 0; i < p->n; pos += p->p[i++].len)
-                flat_gather(c->mt, c->buf, p->p[i].spos - c->s0, p->p[i].len, b + pos);
+            user_copy(c, p, b, true);
         if (!local && !b)
             local =
                 tacio_fail(TACIO_ENOMEM, "out of memory packing %lld bytes", (long long)p->bytes);
-        MPI_Isend(b ? b : &nothing, b ? (int)p->bytes : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
-                  &rd->req[rd->nreq++]);
+        post(c, rd, true, b, p->bytes, l->peer, TAG_DATA);
     }
     return local;
 }
@@ -770,7 +801,6 @@ static int write_sends(struct call *c, struct round *rd, struct slot *s, int64_t
 static int write_receives(struct call *c, struct round *rd, struct slot *s, int64_t r, int local,
                           int step)
 {
-    static char nothing;
     for (int k = 0; k < c->nin; k++) {
         const struct link *l = &c->in[k];
         if (!in_round(l, r) || msg_step(c, l->peer, c->f->rank) != step)
@@ -779,8 +809,7 @@ static int write_receives(struct call *c, struct round *rd, struct slot *s, int6
         char *b = local ? NULL : window_run(&s->win, (const int64_t *)s->inbuf[k], np);
         if (!b && !(b = s->indata[k] = round_alloc(c, s, bytes)) && !local)
             local = tacio_fail(TACIO_ENOMEM, "out of memory staging %lld bytes", (long long)bytes);
-        MPI_Irecv(b ? b : &nothing, b ? (int)bytes : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
-                  &rd->req[rd->nreq++]);
+        post(c, rd, false, b, bytes, l->peer, TAG_DATA);
     }
     return local;
 }
@@ -813,15 +842,10 @@ static int window_open(struct call *c, struct slot *s, int64_t r)
  * into place. */
 static void place_staged(struct call *c, struct slot *s, int64_t r)
 {
-    for (int k = 0; k < c->nin; k++) {
-        const int64_t *hdr = (const int64_t *)s->inbuf[k];
-        if (!s->indata[k])
-            continue;
-        for (int64_t q = 0, pos = 0, np = c->in[k].np[r - c->in[k].r0]; q < np;
-             pos += hdr[2 * q + 1], q++)
-            memcpy(s->win.buf + wpos(&s->win.w, hdr[2 * q]), s->indata[k] + pos,
-                   (size_t)hdr[2 * q + 1]);
-    }
+    for (int k = 0; k < c->nin; k++)
+        if (s->indata[k])
+            window_copy(&s->win, (const int64_t *)s->inbuf[k], c->in[k].np[r - c->in[k].r0],
+                        s->indata[k], true);
 }
 
 /* The round's agreement; the last one also takes the call's peaks (stats). */
@@ -879,7 +903,6 @@ static int write_round(struct call *c, struct round *rd, int64_t r, int local)
 static int read_replies(struct call *c, struct round *rd, struct slot *s, int64_t r, int local,
                         int step)
 {
-    static char nothing;
     for (int k = 0; k < c->nin; k++) {
         const struct link *l = &c->in[k];
         if (!in_round(l, r) || msg_step(c, l->peer, c->f->rank) != step)
@@ -888,12 +911,10 @@ static int read_replies(struct call *c, struct round *rd, struct slot *s, int64_
         const int64_t *hdr = (const int64_t *)s->inbuf[k];
         char *b = local || !hdr ? NULL : window_run(&s->win, hdr, np);
         if (!local && hdr && !b && (b = round_alloc(c, s, bytes)))
-            for (int64_t q = 0, pos = 0; q < np; pos += hdr[2 * q + 1], q++)
-                memcpy(b + pos, s->win.buf + wpos(&s->win.w, hdr[2 * q]), (size_t)hdr[2 * q + 1]);
+            window_copy(&s->win, hdr, np, b, false);
         if (!local && !b)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
-        MPI_Isend(b ? b : &nothing, b ? (int)bytes : 0, MPI_BYTE, l->peer, TAG_DATA, c->f->comm,
-                  &rd->req[rd->nreq++]);
+        post(c, rd, true, b, bytes, l->peer, TAG_DATA);
     }
     return local;
 }
@@ -903,7 +924,6 @@ static int read_replies(struct call *c, struct round *rd, struct slot *s, int64_
 static int read_receives(struct call *c, struct round *rd, struct slot *s, int64_t r, int local,
                          int step)
 {
-    static char nothing;
     for (int k = 0; k < c->nout; k++) {
         const struct link *l = &c->out[k];
         if (!in_round(l, r) || msg_step(c, c->f->rank, l->peer) != step)
@@ -911,19 +931,16 @@ static int read_receives(struct call *c, struct round *rd, struct slot *s, int64
         char *b = local ? NULL : user_run(c, &s->outp[k]);
         if (!b && !(b = s->outbuf[k] = round_alloc(c, s, s->outp[k].bytes)) && !local)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
-        MPI_Irecv(b ? b : &nothing, b ? (int)s->outp[k].bytes : 0, MPI_BYTE, l->peer, TAG_DATA,
-                  c->f->comm, &rd->req[rd->nreq++]);
+        post(c, rd, false, b, s->outp[k].bytes, l->peer, TAG_DATA);
     }
     return local;
 }
 
 static void read_unpack(struct call *c, struct slot *s)
 {
-    for (int k = 0; k < c->nout; k++) {
-        const struct piece_list *p = &s->outp[k];
-        for (int64_t i = 0, pos = 0; s->outbuf[k] && i < p->n; pos += p->p[i++].len)
-            flat_scatter(c->mt, c->buf, p->p[i].spos - c->s0, p->p[i].len, s->outbuf[k] + pos);
-    }
+    for (int k = 0; k < c->nout; k++)
+        if (s->outbuf[k])
+            user_copy(c, &s->outp[k], s->outbuf[k], false);
 }
 
 /* Read, both sides: round r's answers, step by step, then its slot freed. */
