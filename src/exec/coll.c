@@ -131,18 +131,18 @@ int exec_collective(struct tacio_file *f, int64_t offset, void *buf, int64_t cou
                     MPI_Datatype datatype, bool is_write, MPI_Status *status)
 {
     struct call c = {.f = f, .is_write = is_write, .buf = buf, .my_fd = -1};
-    double t0 = exec_now();
+    double t0 = clock_seconds();
     int local = access_local(&c, offset, count, datatype);
     meta_add(&c, flat_bytes(c.v.ft) + flat_bytes(c.mt));
-    c.t[1] = exec_now() - t0;
-    double t1 = exec_now();
+    c.t[1] = clock_seconds() - t0;
+    double t1 = clock_seconds();
     int rc = coll_plan(&c, local);
-    c.t[2] = exec_now() - t1;
+    c.t[2] = clock_seconds() - t1;
     if (!rc && c.has_rounds)
         rc = coll_rounds(&c);
     else if (!rc && c.independent)
         rc = coll_independent(&c);
-    c.t[0] = exec_now() - t0;
+    c.t[0] = clock_seconds() - t0;
     if (!rc) {
         if (!c.peaks_agreed)
             reduce_peaks(&c);

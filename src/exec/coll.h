@@ -45,7 +45,7 @@ struct call {
     int64_t indep_bytes; /* then: the bytes all ranks access (stats) */
     int plan_rc;         /* this rank's first failure while planning, not yet agreed */
     int peer_failed;     /* rank 0: planning stopped because another rank failed */
-    struct comm row;     /* this rank's row of C for the partition asked last */
+    struct crow row;     /* this rank's row of C for the partition asked last */
     int my_fd;           /* FD this rank aggregates, or -1 */
     int64_t rounds;
     bool pipelined; /* window I/O overlaps the next round's exchange (rounds.c) */
@@ -89,6 +89,6 @@ void coll_links_free(struct call *c);
 int coll_walk_access(const struct call *c, piece_fn fn, void *ctx);
 
 /* This rank's row of C for part (a 1 x part->n comm). */
-int coll_own_row(const struct call *c, const struct partition *part, struct comm *row);
+int coll_own_row(const struct call *c, const struct partition *part, struct crow *row);
 
 #endif

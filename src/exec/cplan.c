@@ -39,12 +39,12 @@ struct order {
     int64_t w[6 * CHUNK_FDS];
 };
 
-int coll_own_row(const struct call *c, const struct partition *part, struct comm *row)
+int coll_own_row(const struct call *c, const struct partition *part, struct crow *row)
 {
     struct tacio_pattern *pat = NULL;
     int rc = pattern_from_views(1, &c->v, &c->s0, &c->n, &pat);
     if (!rc)
-        rc = comm_build(pat, part, row);
+        rc = comm_row_build(pat, 0, part, row);
     tacio_pattern_free(pat);
     return rc;
 }
@@ -178,7 +178,7 @@ static int rows_full(struct call *c, int nfd, struct comm *out)
  * gathered on rank 0 into *out. */
 static int gather_rows(struct call *c, const struct partition *part, struct comm *out)
 {
-    comm_free(&c->row);
+    crow_free(&c->row);
     int local = part ? coll_own_row(c, part, &c->row) : c->plan_rc;
     note_failure(c, local);
     int64_t mine[ROW_WORDS] = {local != 0, local ? 0 : min64(c->row.nnz, ROW_CAP + 1)};
@@ -527,7 +527,7 @@ int coll_plan(struct call *c, int local)
         cmd = take_outcome(c, &o);
     }
     free(all);
-    comm_free(&c->row);
+    crow_free(&c->row);
     c->has_rounds = cmd == CMD_DONE;
     c->independent = cmd == CMD_INDEPENDENT;
     if (cmd == CMD_DONE)
@@ -542,5 +542,5 @@ void coll_plan_free(struct call *c)
     tacio_plan_free(c->plan);
     free(c->nsenders);
     free(c->senders);
-    comm_free(&c->row);
+    crow_free(&c->row);
 }

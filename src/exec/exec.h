@@ -63,8 +63,6 @@ int exec_fault(const char *op, int rank);
 int exec_pwrite_all(int fd, const char *buf, int64_t len, int64_t off);
 int exec_pread_all(int fd, char *buf, int64_t len, int64_t off);
 
-double exec_now(void);
-
 /* A function run by a helper thread (async) or in the caller; its result
  * and message come back through exec_job_join, in the joining thread. */
 struct exec_job {

@@ -11,11 +11,11 @@
 static void *job_main(void *arg)
 {
     struct exec_job *j = arg;
-    double t0 = exec_now();
+    double t0 = clock_seconds();
     j->rc = j->fn(j->arg);
     if (j->rc) /* the message is this thread's: keep it for the joiner */
         snprintf(j->msg, sizeof j->msg, "%s", tacio_last_error());
-    j->secs = exec_now() - t0;
+    j->secs = clock_seconds() - t0;
     return NULL;
 }
 

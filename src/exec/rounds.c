@@ -252,7 +252,7 @@ static bool in_round(const struct link *l, int64_t r)
 static int links_out(struct call *c, struct round *rd, int64_t ***bufs, MPI_Request **req,
                      MPI_Status **st)
 {
-    struct comm row = {0};
+    struct crow row = {0};
     int rc = c->plan_rc ? c->plan_rc : coll_own_row(c, &c->plan->part, &row);
     c->out = rc ? NULL : xcalloc((size_t)row.nnz + 1, sizeof *c->out);
     if (!rc && !c->out)
@@ -262,7 +262,7 @@ static int links_out(struct call *c, struct round *rd, int64_t ***bufs, MPI_Requ
         l->fd = row.col[k];
         l->peer = c->plan->agg[l->fd];
     }
-    comm_free(&row);
+    crow_free(&row);
     size_t n = (size_t)c->nout + (size_t)c->nfeeding + 1;
     *bufs = xcalloc(n, sizeof **bufs);
     *req = malloc(sizeof **req * n);
@@ -621,9 +621,9 @@ static void round_teardown(struct call *c, struct round *rd)
  * error (and its message): the exchange failing after it is a consequence. */
 static int wait_all(struct call *c, struct round *rd, int local)
 {
-    double t0 = exec_now();
+    double t0 = clock_seconds();
     int rc = MPI_Waitall(rd->nreq, rd->req, MPI_STATUSES_IGNORE);
-    c->t[4] += exec_now() - t0;
+    c->t[4] += clock_seconds() - t0;
     rd->nreq = 0;
     if (local)
         return local;
@@ -767,11 +767,11 @@ static int header_receives(struct call *c, struct round *rd, struct slot *s, int
 /* Round r's headers, both ways. */
 static int exchange_headers(struct call *c, struct round *rd, struct slot *s, int64_t r, int local)
 {
-    double t0 = exec_now();
+    double t0 = clock_seconds();
     local = header_sends(c, rd, s, r, local);
     if (c->my_fd >= 0)
         local = header_receives(c, rd, s, r, local);
-    c->t[3] += exec_now() - t0;
+    c->t[3] += clock_seconds() - t0;
     return wait_all(c, rd, local);
 }
 
@@ -872,18 +872,18 @@ static int write_round(struct call *c, struct round *rd, int64_t r, int local)
     struct slot *s = &rd->s[r % 2], *prev = &rd->s[(r + 1) % 2];
     bool last = r == c->rounds - 1;
     local = exchange_headers(c, rd, s, r, local);
-    double t0 = exec_now();
+    double t0 = clock_seconds();
     if (!local && c->my_fd >= 0)
         local = window_open(c, s, r);
     if (!local && s->win.buf)
         local = span_io(c, &s->win.w, s->win.sp, &s->win.all, s->win.buf, false, true);
-    c->t[5] += exec_now() - t0;
+    c->t[5] += clock_seconds() - t0;
     for (int step = 0; step < c->nsteps; step++) {
-        t0 = exec_now();
+        t0 = clock_seconds();
         local = write_sends(c, rd, s, r, local, step);
         if (c->my_fd >= 0)
             local = write_receives(c, rd, s, r, local, step);
-        c->t[3] += exec_now() - t0;
+        c->t[3] += clock_seconds() - t0;
         local = wait_all(c, rd, local);
     }
     if (!local && s->win.buf)
@@ -947,11 +947,11 @@ static void read_unpack(struct call *c, struct slot *s)
 static int read_answers(struct call *c, struct round *rd, struct slot *s, int64_t r, int local)
 {
     for (int step = 0; step < c->nsteps; step++) {
-        double t0 = exec_now();
+        double t0 = clock_seconds();
         if (c->my_fd >= 0)
             local = read_replies(c, rd, s, r, local, step);
         local = read_receives(c, rd, s, r, local, step);
-        c->t[3] += exec_now() - t0;
+        c->t[3] += clock_seconds() - t0;
         local = wait_all(c, rd, local);
     }
     if (!local)
@@ -1023,10 +1023,10 @@ int coll_independent(struct call *c)
 {
     struct indep in = {c, NULL};
     int rc = 0;
-    double t0 = exec_now();
+    double t0 = clock_seconds();
     if (!c->plan_rc)
         rc = coll_walk_access(c, indep_piece, &in);
-    c->t[5] = exec_now() - t0;
+    c->t[5] = clock_seconds() - t0;
     free(in.bounce);
     return exec_agree(c->f->comm, c->plan_rc ? c->plan_rc : rc);
 }
@@ -1060,11 +1060,11 @@ int coll_rounds(struct call *c)
     if (!c->plan) /* this rank could not take the plan; links_out's agreement */
         return exec_agree(c->f->comm, c->plan_rc);
     count_rounds(c);
-    double t0 = exec_now();
+    double t0 = clock_seconds();
     struct round rd = {0};
     bool agreed;
     int rc = exchange_links(c, &rd, &agreed);
-    c->t[3] += exec_now() - t0;
+    c->t[3] += clock_seconds() - t0;
     int64_t steps = c->rounds + (!c->is_write && c->pipelined); /* reads answer a round late */
     for (int64_t r = 0; !agreed && r < steps; r++) {
         rc = c->is_write ? write_round(c, &rd, r, rc) : read_round(c, &rd, r, rc);

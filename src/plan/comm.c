@@ -1,38 +1,94 @@
-/* st3 route: the sparse communication matrix C[i][j] from closed-form prefix
- * sums, one evaluation per (rank, FD piece) inside the rank's span. */
+/* st3 route: the sparse communication matrix C[i][j] = bytes of rank i in
+ * FD j, stored by FD (CSC) only.
+ *
+ * A rank's row comes from its regions (pattern.h): a region inside one FD
+ * adds its bytes there; only a region that straddles FD boundaries asks the
+ * pattern's prefix() at each boundary. A cube rank of 101^3 elements is 101
+ * regions, whatever the FD count, so a row costs about its own length.
+ *
+ * The columns are filled in two passes over the ranks, counting then
+ * storing, so C is never held twice (by rank and by FD): at a million ranks
+ * C is 10^8 entries, and one copy of it is most of the planner's memory. */
 #include "plan.h"
 
 #include <string.h>
 
+/* One rank's row, accumulated per FD. */
 struct row_acc {
-    int64_t *acc; /* per FD, zero outside touched */
+    const struct tacio_pattern *pat;
+    const struct partition *part;
+    int rank;
+    int64_t lo, width; /* contiguous FDs: bucket b is [lo + b*width, +width) */
+    int *first;        /* the FD holding bucket b's start */
+    int64_t *acc;      /* per FD, zero outside touched */
     int *touched;
     int ntouched;
 };
 
-struct csr_buf {
-    int64_t nnz, cap;
-    int *col;
-    int64_t *val;
-};
-
-static int csr_push(struct csr_buf *b, int col, int64_t val)
+static void row_add(struct row_acc *ra, int j, int64_t bytes)
 {
-    if (b->nnz == b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 4096;
-        int *c = realloc(b->col, sizeof(int) * (size_t)b->cap);
-        if (c)
-            b->col = c;
-        int64_t *v = realloc(b->val, sizeof(int64_t) * (size_t)b->cap);
-        if (v)
-            b->val = v;
-        if (!c || !v)
-            return tacio_fail(TACIO_ENOMEM, "out of memory building the communication matrix");
+    if (bytes == 0)
+        return;
+    if (ra->acc[j] == 0)
+        ra->touched[ra->ntouched++] = j;
+    ra->acc[j] += bytes;
+}
+
+/* Contiguous FDs: a table of the FD holding the start of each of n equal
+ * buckets of the range, so finding an offset's FD is a division and a step
+ * or two forward, for ROMIO's even FDs and mccio's nearly even ones alike. */
+static int fd_index_build(struct row_acc *ra)
+{
+    const struct partition *p = ra->part;
+    int n = p->n;
+    ra->lo = p->fd[0].start;
+    ra->width = max64(1, ceil_div(p->fd[n - 1].end - ra->lo, n));
+    ra->first = malloc(sizeof(int) * (size_t)n);
+    if (!ra->first)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (int b = 0, j = 0; b < n; b++) {
+        int64_t x = ra->lo + ra->width * b;
+        while (j < n - 1 && p->fd[j].end <= x)
+            j++;
+        ra->first[b] = j;
     }
-    b->col[b->nnz] = col;
-    b->val[b->nnz] = val;
-    b->nnz++;
     return 0;
+}
+
+static int locate(struct row_acc *ra, int64_t x, int64_t *piece_end)
+{
+    const struct partition *p = ra->part;
+    if (p->striped)
+        return partition_locate(p, x, piece_end);
+    int j = ra->first[min64(max64(0, x - ra->lo) / ra->width, p->n - 1)];
+    while (j < p->n - 1 && p->fd[j].end <= x)
+        j++;
+    *piece_end = p->fd[j].end;
+    return j;
+}
+
+static void add_region(int64_t off, int64_t end, int64_t bytes, void *ctx)
+{
+    struct row_acc *ra = ctx;
+    if (bytes == 0)
+        return;
+    int64_t pe;
+    int j = locate(ra, off, &pe);
+    if (end <= pe) { /* the common case: the region lies in one FD */
+        row_add(ra, j, bytes);
+        return;
+    }
+    const struct tacio_pattern *pat = ra->pat;
+    int64_t base = pat->ops->prefix(pat, ra->rank, off), below = 0;
+    for (int64_t x = off; x < end;) {
+        if (x != off)
+            j = locate(ra, x, &pe);
+        int64_t e = pe > x ? min64(pe, end) : end; /* past the last FD: keep it there */
+        int64_t upto = e == end ? bytes : pat->ops->prefix(pat, ra->rank, e) - base;
+        row_add(ra, j, upto - below);
+        below = upto;
+        x = e;
+    }
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -41,99 +97,147 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void accumulate_rank(const struct tacio_pattern *pat, const struct partition *part, int rank,
-                            struct row_acc *ra)
+/* Accumulates rank's row; touched lists its FDs in increasing order. */
+static void row_compute(struct row_acc *ra, int rank)
 {
-    int64_t a, b;
-    pat->ops->span(pat, rank, &a, &b);
-    int64_t below = 0; /* prefix(a) is 0: a is the rank's first byte */
-    for (int64_t x = a; x < b;) {
-        int64_t pe;
-        int j = partition_locate(part, x, &pe);
-        int64_t e = min64(pe, b);
-        int64_t upto = pat->ops->prefix(pat, rank, e);
-        if (upto > below) {
-            if (ra->acc[j] == 0)
-                ra->touched[ra->ntouched++] = j;
-            ra->acc[j] += upto - below;
-        }
-        below = upto;
-        x = e;
-    }
-}
-
-static int emit_row(struct row_acc *ra, bool sort, struct csr_buf *b)
-{
-    if (sort)
+    ra->rank = rank;
+    pattern_regions(ra->pat, rank, add_region, ra);
+    /* contiguous FDs are met in file order; a striped FD recurs */
+    if (ra->part->striped)
         qsort(ra->touched, (size_t)ra->ntouched, sizeof(int), cmp_int);
-    int rc = 0;
-    for (int k = 0; k < ra->ntouched; k++) {
-        int j = ra->touched[k];
-        if (!rc)
-            rc = csr_push(b, j, ra->acc[j]);
-        ra->acc[j] = 0;
-    }
-    ra->ntouched = 0;
-    return rc;
 }
 
-static int build_csc(struct comm *c)
+static void row_clear(struct row_acc *ra)
 {
-    c->col_ptr = xcalloc((size_t)c->a + 1, sizeof(int64_t));
-    c->row = malloc(sizeof(int) * (size_t)(c->nnz ? c->nnz : 1));
-    c->cval = malloc(sizeof(int64_t) * (size_t)(c->nnz ? c->nnz : 1));
-    c->fd_bytes = xcalloc((size_t)c->a, sizeof(int64_t));
-    if (!c->col_ptr || !c->row || !c->cval || !c->fd_bytes)
-        return tacio_fail(TACIO_ENOMEM, "out of memory building the communication matrix");
-    for (int64_t k = 0; k < c->nnz; k++)
-        c->col_ptr[c->col[k] + 1]++;
+    for (int k = 0; k < ra->ntouched; k++)
+        ra->acc[ra->touched[k]] = 0;
+    ra->ntouched = 0;
+}
+
+static int row_acc_init(struct row_acc *ra, const struct tacio_pattern *pat,
+                        const struct partition *part)
+{
+    *ra = (struct row_acc){.pat = pat,
+                           .part = part,
+                           .acc = xcalloc((size_t)part->n + 1, sizeof(int64_t)),
+                           .touched = malloc(sizeof(int) * (size_t)(part->n + 1))};
+    if (!ra->acc || !ra->touched)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    return part->striped || part->n == 0 ? 0 : fd_index_build(ra);
+}
+
+static void row_acc_free(struct row_acc *ra)
+{
+    free(ra->acc);
+    free(ra->touched);
+    free(ra->first);
+}
+
+static int comm_alloc(struct comm *c, int p, int a)
+{
+    memset(c, 0, sizeof *c);
+    c->p = p;
+    c->a = a;
+    c->col_ptr = xcalloc((size_t)a + 2, sizeof(int64_t));
+    c->fd_bytes = xcalloc((size_t)a + 1, sizeof(int64_t));
+    return c->col_ptr && c->fd_bytes ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+}
+
+/* col_ptr[j + 1] holds column j's count: make col_ptr the columns' starts
+ * and allocate the entries. */
+static int comm_alloc_entries(struct comm *c)
+{
     for (int j = 0; j < c->a; j++)
         c->col_ptr[j + 1] += c->col_ptr[j];
-    int64_t *fill = malloc(sizeof(int64_t) * (size_t)(c->a ? c->a : 1));
-    if (!fill)
-        return tacio_fail(TACIO_ENOMEM, "out of memory");
-    memcpy(fill, c->col_ptr, sizeof(int64_t) * (size_t)c->a);
-    for (int i = 0; i < c->p; i++)
-        for (int64_t k = c->row_ptr[i]; k < c->row_ptr[i + 1]; k++) {
-            int64_t d = fill[c->col[k]]++;
-            c->row[d] = i;
-            c->cval[d] = c->val[k];
-            c->fd_bytes[c->col[k]] += c->val[k];
-        }
-    free(fill);
+    c->nnz = c->col_ptr[c->a];
+    c->row = malloc(sizeof(int) * (size_t)(c->nnz ? c->nnz : 1));
+    c->cval = malloc(sizeof(int64_t) * (size_t)(c->nnz ? c->nnz : 1));
+    if (!c->row || !c->cval)
+        return tacio_fail(TACIO_ENOMEM, "out of memory for the communication matrix (%lld entries)",
+                          (long long)c->nnz);
+    return 0;
+}
+
+/* Stores entry (i, j, v); fill[j] is column j's next free slot. */
+static void comm_put(struct comm *c, int64_t *fill, int i, int j, int64_t v)
+{
+    int64_t d = fill[j]++;
+    c->row[d] = i;
+    c->cval[d] = v;
+    c->fd_bytes[j] += v;
+}
+
+static void comm_totals(struct comm *c)
+{
     c->total = 0;
     for (int j = 0; j < c->a; j++)
         c->total += c->fd_bytes[j];
-    return 0;
 }
 
 int comm_build(const struct tacio_pattern *pat, const struct partition *part, struct comm *c)
 {
-    memset(c, 0, sizeof *c);
-    c->p = pat->nprocs;
-    c->a = part->n;
-    struct row_acc ra = {xcalloc((size_t)part->n, sizeof(int64_t)),
-                         malloc(sizeof(int) * (size_t)(part->n ? part->n : 1)), 0};
-    struct csr_buf b = {0};
-    c->row_ptr = malloc(sizeof(int64_t) * (size_t)(c->p + 1));
-    int rc = ra.acc && ra.touched && c->row_ptr ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
-    for (int i = 0; !rc && i < c->p; i++) {
-        c->row_ptr[i] = b.nnz;
-        accumulate_rank(pat, part, i, &ra);
-        rc = emit_row(&ra, part->striped, &b);
+    struct row_acc ra;
+    int rc = row_acc_init(&ra, pat, part);
+    if (!rc)
+        rc = comm_alloc(c, pat->nprocs, part->n);
+    for (int i = 0; !rc && i < c->p; i++) { /* pass 1: count per FD */
+        row_compute(&ra, i);
+        for (int k = 0; k < ra.ntouched; k++)
+            c->col_ptr[ra.touched[k] + 1]++;
+        row_clear(&ra);
     }
-    free(ra.acc);
-    free(ra.touched);
-    c->col = b.col;
-    c->val = b.val;
-    c->nnz = b.nnz;
-    if (!rc) {
-        c->row_ptr[c->p] = b.nnz;
-        rc = build_csc(c);
+    if (!rc)
+        rc = comm_alloc_entries(c);
+    int64_t *fill = rc ? NULL : malloc(sizeof(int64_t) * (size_t)(c->a + 1));
+    if (!rc && !fill)
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory");
+    if (!rc)
+        memcpy(fill, c->col_ptr, sizeof(int64_t) * (size_t)c->a);
+    for (int i = 0; !rc && i < c->p; i++) { /* pass 2: store */
+        row_compute(&ra, i);
+        for (int k = 0; k < ra.ntouched; k++)
+            comm_put(c, fill, i, ra.touched[k], ra.acc[ra.touched[k]]);
+        row_clear(&ra);
     }
-    if (rc)
+    free(fill);
+    row_acc_free(&ra);
+    if (!rc)
+        comm_totals(c);
+    else
         comm_free(c);
     return rc;
+}
+
+int comm_row_build(const struct tacio_pattern *pat, int rank, const struct partition *part,
+                   struct crow *out)
+{
+    memset(out, 0, sizeof *out);
+    struct row_acc ra;
+    int rc = row_acc_init(&ra, pat, part);
+    if (!rc) {
+        row_compute(&ra, rank);
+        out->col = malloc(sizeof(int) * (size_t)(ra.ntouched + 1));
+        out->val = malloc(sizeof(int64_t) * (size_t)(ra.ntouched + 1));
+        if (!out->col || !out->val)
+            rc = tacio_fail(TACIO_ENOMEM, "out of memory");
+    }
+    for (int k = 0; !rc && k < ra.ntouched; k++) {
+        out->col[k] = ra.touched[k];
+        out->val[k] = ra.acc[ra.touched[k]];
+    }
+    if (!rc)
+        out->nnz = ra.ntouched;
+    row_acc_free(&ra);
+    if (rc)
+        crow_free(out);
+    return rc;
+}
+
+void crow_free(struct crow *r)
+{
+    free(r->col);
+    free(r->val);
+    memset(r, 0, sizeof *r);
 }
 
 int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct comm *out)
@@ -143,20 +247,114 @@ int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct c
 
 int comm_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct comm *c)
 {
-    memset(c, 0, sizeof *c);
-    *c = (struct comm){
-        .p = p, .a = a, .nnz = row_ptr[p], .row_ptr = row_ptr, .col = col, .val = val};
-    int rc = build_csc(c);
-    if (rc)
+    int rc = comm_alloc(c, p, a);
+    for (int64_t k = 0; !rc && k < row_ptr[p]; k++)
+        c->col_ptr[col[k] + 1]++;
+    if (!rc)
+        rc = comm_alloc_entries(c);
+    int64_t *fill = rc ? NULL : malloc(sizeof(int64_t) * (size_t)(a + 1));
+    if (!rc && !fill)
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory");
+    if (!rc)
+        memcpy(fill, c->col_ptr, sizeof(int64_t) * (size_t)a);
+    for (int i = 0; !rc && i < p; i++)
+        for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++)
+            comm_put(c, fill, i, col[k], val[k]);
+    free(fill);
+    free(row_ptr);
+    free(col);
+    free(val);
+    if (!rc)
+        comm_totals(c);
+    else
         comm_free(c);
     return rc;
 }
 
+struct pair {
+    int row;
+    int64_t val;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const struct pair *x = a, *y = b;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Old FDs [j0, j1) form new FD n when they tile it exactly; -1 otherwise. */
+static int group_end(const struct partition *old, int j0, const struct fdom *fd)
+{
+    if (fd->unit || j0 >= old->n || old->fd[j0].start != fd->start)
+        return -1;
+    int j = j0;
+    while (j < old->n && old->fd[j].end <= fd->end && !old->fd[j].unit)
+        j++;
+    return j > j0 && old->fd[j - 1].end == fd->end ? j : -1;
+}
+
+/* Writes the merged column of old columns [j0, j1) at c->row + w: a group's
+ * entries are copied out first, as the output may overlap them. */
+static int64_t merge_group(struct comm *c, int j0, int j1, int64_t w, struct pair *scratch)
+{
+    int64_t lo = c->col_ptr[j0], hi = c->col_ptr[j1], n = 0;
+    if (j1 - j0 == 1) {
+        memmove(c->row + w, c->row + lo, sizeof(int) * (size_t)(hi - lo));
+        memmove(c->cval + w, c->cval + lo, sizeof(int64_t) * (size_t)(hi - lo));
+        return hi - lo;
+    }
+    for (int64_t k = lo; k < hi; k++)
+        scratch[k - lo] = (struct pair){c->row[k], c->cval[k]};
+    qsort(scratch, (size_t)(hi - lo), sizeof *scratch, cmp_pair);
+    for (int64_t k = 0; k < hi - lo; k++) {
+        if (n > 0 && c->row[w + n - 1] == scratch[k].row) {
+            c->cval[w + n - 1] += scratch[k].val;
+            continue;
+        }
+        c->row[w + n] = scratch[k].row;
+        c->cval[w + n++] = scratch[k].val;
+    }
+    return n;
+}
+
+int comm_merge_columns(struct comm *c, const struct partition *old, const struct partition *part)
+{
+    int *end = malloc(sizeof(int) * (size_t)(part->n + 1));
+    if (!end)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    int64_t widest = 0;
+    for (int n = 0, j = 0; n < part->n; n++, j = end[n - 1]) {
+        end[n] = group_end(old, j, &part->fd[n]);
+        if (end[n] < 0) {
+            free(end);
+            return 1; /* not a merge of neighbours: the caller rebuilds C */
+        }
+        widest = max64(widest, c->col_ptr[end[n]] - c->col_ptr[j]);
+    }
+    struct pair *scratch = malloc(sizeof *scratch * (size_t)(widest + 1));
+    if (!scratch) {
+        free(end);
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    }
+    int64_t w = 0;
+    for (int n = 0, j = 0; n < part->n; j = end[n], n++) {
+        int64_t len = merge_group(c, j, end[n], w, scratch);
+        int64_t bytes = 0;
+        for (int k = j; k < end[n]; k++)
+            bytes += c->fd_bytes[k];
+        c->col_ptr[n] = w;
+        c->fd_bytes[n] = bytes;
+        w += len;
+    }
+    c->a = part->n;
+    c->col_ptr[c->a] = c->nnz = w;
+    free(scratch);
+    free(end);
+    return 0;
+}
+
 void comm_free(struct comm *c)
 {
-    free(c->row_ptr);
-    free(c->col);
-    free(c->val);
     free(c->col_ptr);
     free(c->row);
     free(c->cval);

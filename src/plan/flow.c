@@ -32,17 +32,26 @@ struct flow {
     const struct comm *c;
     bool latp;
     int V, p, a, nv, sink, root;
-    int *cptr, *cidx;            /* tree vertex -> children: switches' vertices, hosts' ranks */
-    int64_t *arc_ptr, *arc_cost; /* FD j's holder arcs */
-    int *arc_v;
+    int *cptr, *cidx; /* tree vertex -> children: switches' vertices, hosts' ranks */
+    int64_t *delta;   /* per tree vertex */
+    /* FD j's holder arcs, made from C's column j each time j is expanded:
+     * storing them would cost more than C itself at a million ranks */
+    int64_t *bsum, *hcost; /* per tree vertex */
+    int *holders, nholders;
+    bool bulk;  /* pushes append; the heap is built once after */
     int *entry; /* FD -> holder it enters by, or -1 */
     int64_t *entry_cost;
     int *ent_head, *ent_next; /* per vertex: FDs entering there */
     int *flow_down;           /* per vertex: units on the edge from its parent */
     char *used;               /* rank already an aggregator */
-    int64_t *pi, *dist;
-    int *pred;
-    unsigned *seen, *done, gen;
+    /* per vertex, together: a relaxation touches one cache line, not six */
+    struct vstate {
+        int64_t pi, dist;
+        int64_t in_cost; /* cost of the arc that last lowered dist */
+        int pred;
+        unsigned seen, done; /* == gen: in this search */
+    } * vs;
+    unsigned gen;
     int *settled, nsettled;
     struct heap_item *heap;
     int64_t nheap, heap_cap;
@@ -58,12 +67,18 @@ static int vparent(const struct flow *f, int x)
 
 static int64_t vdelta(const struct flow *f, int x)
 {
-    if (x >= f->V)
-        return 0;
-    return f->latp ? 1 : topo_vertex_delta(f->t, x);
+    return x >= f->V ? 0 : f->delta[x];
 }
 
 /* ---- binary heap of (distance, vertex), stale entries skipped on pop ---- */
+
+/* Ties go to the sink: once a free rank is as close as anything else, the
+ * search stops instead of expanding every FD at that distance (after a few
+ * hundred augmentations most reduced costs are zero). */
+static bool before(const struct flow *f, struct heap_item x, struct heap_item y)
+{
+    return x.d < y.d || (x.d == y.d && x.v == f->sink && y.v != f->sink);
+}
 
 static int heap_push(struct flow *f, int64_t d, int v)
 {
@@ -71,109 +86,143 @@ static int heap_push(struct flow *f, int64_t d, int v)
     if (rc)
         return rc;
     int64_t i = f->nheap++;
-    while (i > 0 && f->heap[(i - 1) / 2].d > d) {
+    struct heap_item it = {d, v};
+    while (!f->bulk && i > 0 && before(f, it, f->heap[(i - 1) / 2])) {
         f->heap[i] = f->heap[(i - 1) / 2];
         i = (i - 1) / 2;
     }
-    f->heap[i] = (struct heap_item){d, v};
+    f->heap[i] = it;
     return 0;
+}
+
+static void sift_down(struct flow *f, int64_t i, struct heap_item last)
+{
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= f->nheap)
+            break;
+        if (c + 1 < f->nheap && before(f, f->heap[c + 1], f->heap[c]))
+            c++;
+        if (!before(f, f->heap[c], last))
+            break;
+        f->heap[i] = f->heap[c];
+        i = c;
+    }
+    f->heap[i] = last;
 }
 
 static struct heap_item heap_pop(struct flow *f)
 {
     struct heap_item top = f->heap[0], last = f->heap[--f->nheap];
-    int64_t i = 0;
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= f->nheap)
-            break;
-        if (c + 1 < f->nheap && f->heap[c + 1].d < f->heap[c].d)
-            c++;
-        if (f->heap[c].d >= last.d)
-            break;
-        f->heap[i] = f->heap[c];
-        i = c;
-    }
     if (f->nheap)
-        f->heap[i] = last;
+        sift_down(f, 0, last);
     return top;
+}
+
+/* Floyd's bottom-up build, after a run of bulk pushes: an FD's first
+ * expansion pushes thousands of holders into an empty heap. */
+static void heapify(struct flow *f)
+{
+    for (int64_t i = f->nheap / 2 - 1; i >= 0; i--)
+        sift_down(f, i, f->heap[i]);
 }
 
 /* ---- holder arcs ---- */
 
-struct holder_scratch {
-    int64_t *bsum;
-    int *touched, ntouched;
-};
-
-static int64_t holder_cost(const struct flow *f, const struct holder_scratch *hs, int v, int64_t tj)
+/* W of FD j at holder v (the header's telescoped sum). */
+static int64_t holder_cost(const struct flow *f, int v, int64_t tj)
 {
     int64_t saving = 0;
     for (int u = v; u != f->root; u = vparent(f, u))
-        saving += (vdelta(f, vparent(f, u)) - vdelta(f, u)) * hs->bsum[u];
+        saving += (vdelta(f, vparent(f, u)) - vdelta(f, u)) * f->bsum[u];
     return vdelta(f, f->root) * tj - saving;
 }
 
-static void collect_holders(struct flow *f, int j, struct holder_scratch *hs)
+static int relax(struct flow *f, int x, int y, int64_t cost);
+
+/* FD j's holders among the switches and hosts: every one with ranks below
+ * it holding part of j, with bsum[u] = B_j(u) and hcost[u] its arc's cost.
+ * The holder ranks are C's column j itself (B_j(rank) is the entry), so only
+ * the tree's vertices, a few tens of thousands, are summed into. */
+static void collect_tree_holders(struct flow *f, int j)
 {
     const struct comm *c = f->c;
-    for (int64_t k = c->col_ptr[j]; k < c->col_ptr[j + 1]; k++)
-        for (int u = f->V + c->row[k]; u >= 0; u = vparent(f, u)) {
-            if (hs->bsum[u] == 0)
-                hs->touched[hs->ntouched++] = u;
-            hs->bsum[u] += c->cval[k];
+    for (int64_t k = c->col_ptr[j]; k < c->col_ptr[j + 1]; k++) {
+        int h = vparent(f, f->V + c->row[k]);
+        if (f->bsum[h] == 0)
+            f->holders[f->nholders++] = h;
+        f->bsum[h] += c->cval[k];
+    }
+    int nhosts = f->nholders;
+    for (int k = 0; k < nhosts; k++) {
+        int h = f->holders[k];
+        for (int u = vparent(f, h); u >= 0; u = vparent(f, u)) {
+            if (f->bsum[u] == 0)
+                f->holders[f->nholders++] = u;
+            f->bsum[u] += f->bsum[h];
         }
+    }
+    if (f->nholders == 0) /* an empty FD: any rank, at no cost */
+        f->holders[f->nholders++] = f->root;
+    for (int k = 0; k < f->nholders; k++)
+        f->hcost[f->holders[k]] = holder_cost(f, f->holders[k], c->fd_bytes[j]);
 }
 
-static int build_arcs(struct flow *f)
+static void clear_holders(struct flow *f)
 {
+    for (int k = 0; k < f->nholders; k++)
+        f->bsum[f->holders[k]] = 0;
+    f->nholders = 0;
+}
+
+/* Relaxes FD x = j's holder arcs but the one it enters by: the ranks' first,
+ * whose cost is their host's less the bytes they hold there (a free one
+ * bounds the search at once), then the switches' and hosts'. */
+static int relax_holders(struct flow *f, int x, int j)
+{
+    collect_tree_holders(f, j);
+    int rc = 0;
     const struct comm *c = f->c;
-    int64_t cap = c->nnz * (f->t->host_depth + 2) + c->a + 1;
-    f->arc_ptr = malloc(sizeof(int64_t) * ((size_t)c->a + 1));
-    f->arc_v = malloc(sizeof(int) * (size_t)cap);
-    f->arc_cost = malloc(sizeof(int64_t) * (size_t)cap);
-    struct holder_scratch hs = {xcalloc((size_t)f->nv, sizeof(int64_t)),
-                                malloc(sizeof(int) * (size_t)f->nv), 0};
-    if (!f->arc_ptr || !f->arc_v || !f->arc_cost || !hs.bsum || !hs.touched) {
-        free(hs.bsum);
-        free(hs.touched);
-        return tacio_fail(TACIO_ENOMEM, "out of memory for the flow network");
+    for (int64_t k = c->col_ptr[j]; k < c->col_ptr[j + 1] && !rc; k++) {
+        int v = f->V + c->row[k], h = vparent(f, v);
+        if (v != f->entry[j])
+            rc = relax(f, x, v, f->hcost[h] - f->delta[h] * c->cval[k]);
     }
-    int64_t n = 0;
-    for (int j = 0; j < c->a; j++) {
-        f->arc_ptr[j] = n;
-        collect_holders(f, j, &hs);
-        if (hs.ntouched == 0) { /* an empty FD: any rank, at no cost */
-            f->arc_v[n] = f->root;
-            f->arc_cost[n++] = 0;
-        }
-        for (int k = 0; k < hs.ntouched; k++) {
-            f->arc_v[n] = hs.touched[k];
-            f->arc_cost[n++] = holder_cost(f, &hs, hs.touched[k], c->fd_bytes[j]);
-        }
-        for (int k = 0; k < hs.ntouched; k++)
-            hs.bsum[hs.touched[k]] = 0;
-        hs.ntouched = 0;
-    }
-    f->arc_ptr[c->a] = n;
-    free(hs.bsum);
-    free(hs.touched);
-    return 0;
+    for (int k = 0; k < f->nholders && !rc; k++)
+        if (f->holders[k] != f->entry[j])
+            rc = relax(f, x, f->holders[k], f->hcost[f->holders[k]]);
+    clear_holders(f);
+    return rc;
 }
 
 /* ---- Dijkstra over the residual network ---- */
 
+/* A vertex no nearer than the sink's tentative distance is not pushed: ties
+ * go to the sink, so it would never be settled before the search ends. */
+static bool beyond_sink(const struct flow *f, int64_t d)
+{
+    const struct vstate *s = &f->vs[f->sink];
+    return s->seen == f->gen && d >= s->dist;
+}
+
 static int relax(struct flow *f, int x, int y, int64_t cost)
 {
-    if (f->done[y] == f->gen)
+    struct vstate *s = &f->vs[y];
+    if (s->done == f->gen)
         return 0;
-    int64_t nd = f->dist[x] + cost + f->pi[x] - f->pi[y];
-    if (f->seen[y] == f->gen && nd >= f->dist[y])
+    int64_t nd = f->vs[x].dist + cost + f->vs[x].pi - s->pi;
+    if ((s->seen == f->gen && nd >= s->dist) || beyond_sink(f, nd))
         return 0;
-    f->seen[y] = f->gen;
-    f->dist[y] = nd;
-    f->pred[y] = x;
-    return heap_push(f, nd, y);
+    s->seen = f->gen;
+    s->dist = nd;
+    s->pred = x;
+    s->in_cost = cost;
+    int rc = heap_push(f, nd, y);
+    /* A free rank's arc to the sink, taken now rather than when the rank is
+     * settled: the sink's distance bounds the search from the start. */
+    if (!rc && y >= f->V && y < f->V + f->p && !f->used[y - f->V])
+        rc = relax(f, y, f->sink, 0);
+    return rc;
 }
 
 static int relax_entries(struct flow *f, int x)
@@ -189,10 +238,7 @@ static int expand(struct flow *f, int x)
     int rc = 0;
     if (x >= f->V + f->p) { /* an FD: its unused holder arcs */
         int j = x - f->V - f->p;
-        for (int64_t k = f->arc_ptr[j]; k < f->arc_ptr[j + 1] && !rc; k++)
-            if (f->arc_v[k] != f->entry[j])
-                rc = relax(f, x, f->arc_v[k], f->arc_cost[k]);
-        return rc;
+        return relax_holders(f, x, j);
     }
     if (x >= f->V) { /* a rank */
         if (!f->used[x - f->V])
@@ -211,19 +257,23 @@ static int dijkstra(struct flow *f, int src)
     f->gen++;
     f->nheap = 0;
     f->nsettled = 0;
-    f->seen[src] = f->gen;
-    f->dist[src] = 0;
-    f->pred[src] = -1;
+    f->vs[src].seen = f->gen;
+    f->vs[src].dist = 0;
+    f->vs[src].pred = -1;
     int rc = heap_push(f, 0, src);
     while (!rc && f->nheap) {
         struct heap_item it = heap_pop(f);
-        if (f->done[it.v] == f->gen || it.d > f->dist[it.v])
+        if (f->vs[it.v].done == f->gen || it.d > f->vs[it.v].dist)
             continue;
-        f->done[it.v] = f->gen;
+        f->vs[it.v].done = f->gen;
         f->settled[f->nsettled++] = it.v;
         if (it.v == f->sink)
             return 0;
+        f->bulk = f->nheap == 0;
         rc = expand(f, it.v);
+        if (f->bulk)
+            heapify(f);
+        f->bulk = false;
     }
     return rc ? rc : tacio_fail(TACIO_EINVAL, "no free rank left for a file domain");
 }
@@ -245,9 +295,7 @@ static void apply_arc(struct flow *f, int x, int y)
         f->used[x - f->V] = 1;
     else if (x >= fd0) { /* FD -> holder: the FD now enters at y */
         int k = x - fd0;
-        for (int64_t a = f->arc_ptr[k]; a < f->arc_ptr[k + 1]; a++)
-            if (f->arc_v[a] == y)
-                f->entry_cost[k] = f->arc_cost[a];
+        f->entry_cost[k] = f->vs[y].in_cost;
         f->entry[k] = y;
         f->ent_next[k] = f->ent_head[y];
         f->ent_head[y] = k;
@@ -262,15 +310,15 @@ static void apply_arc(struct flow *f, int x, int y)
 static void augment(struct flow *f)
 {
     int n = 0;
-    for (int v = f->sink; v >= 0; v = f->pred[v])
+    for (int v = f->sink; v >= 0; v = f->vs[v].pred)
         f->path[n++] = v;
     /* forward order, so a cancelled entry is unlinked before it is re-made */
     for (int i = n - 1; i > 0; i--)
         apply_arc(f, f->path[i], f->path[i - 1]);
-    int64_t dsink = f->dist[f->sink];
+    int64_t dsink = f->vs[f->sink].dist;
     for (int i = 0; i < f->nsettled; i++) {
         int v = f->settled[i];
-        f->pi[v] += f->dist[v] - dsink;
+        f->vs[v].pi += f->vs[v].dist - dsink;
     }
 }
 
@@ -371,27 +419,28 @@ static int flow_init(struct flow *f)
     f->ent_next = malloc(sizeof(int) * (size_t)f->a);
     f->flow_down = xcalloc((size_t)f->nv, sizeof(int));
     f->used = xcalloc((size_t)f->p, 1);
-    f->pi = xcalloc((size_t)f->nv, sizeof(int64_t));
-    f->dist = malloc(sizeof(int64_t) * (size_t)f->nv);
-    f->pred = malloc(sizeof(int) * (size_t)f->nv);
-    f->seen = xcalloc((size_t)f->nv, sizeof(unsigned));
-    f->done = xcalloc((size_t)f->nv, sizeof(unsigned));
+    f->vs = xcalloc((size_t)f->nv, sizeof *f->vs);
     f->settled = malloc(sizeof(int) * (size_t)f->nv);
     f->path = malloc(sizeof(int) * (size_t)f->nv);
+    f->delta = malloc(sizeof(int64_t) * (size_t)f->V);
+    f->bsum = xcalloc((size_t)f->V, sizeof(int64_t));
+    f->hcost = malloc(sizeof(int64_t) * (size_t)f->V);
+    f->holders = malloc(sizeof(int) * (size_t)f->V);
     if (!f->entry || !f->entry_cost || !f->ent_head || !f->ent_next || !f->flow_down || !f->used ||
-        !f->pi || !f->dist || !f->pred || !f->seen || !f->done || !f->settled || !f->path)
+        !f->vs || !f->settled || !f->path || !f->delta || !f->bsum || !f->hcost || !f->holders)
         return tacio_fail(TACIO_ENOMEM, "out of memory for the flow solver");
     memset(f->entry, 0xff, sizeof(int) * (size_t)f->a);
     memset(f->ent_head, 0xff, sizeof(int) * (size_t)f->nv);
-    return build_arcs(f);
+    for (int v = 0; v < f->V; v++)
+        f->delta[v] = f->latp ? 1 : topo_vertex_delta(t, v);
+    return 0;
 }
 
 static void flow_free(struct flow *f)
 {
-    void *ptrs[] = {f->cptr,  f->cidx,       f->arc_ptr,  f->arc_cost, f->arc_v,
-                    f->entry, f->entry_cost, f->ent_head, f->ent_next, f->flow_down,
-                    f->used,  f->pi,         f->dist,     f->pred,     f->seen,
-                    f->done,  f->settled,    f->heap,     f->path};
+    void *ptrs[] = {f->cptr,  f->cidx,       f->delta,    f->bsum,     f->hcost,     f->holders,
+                    f->entry, f->entry_cost, f->ent_head, f->ent_next, f->flow_down, f->used,
+                    f->vs,    f->settled,    f->heap,     f->path};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         free(ptrs[i]);
 }

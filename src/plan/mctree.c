@@ -1,6 +1,6 @@
 #include "mctree.h"
 
-#include "util.h"
+#include "../base/util.h"
 
 int mc_add(struct mc_tree *t, int parent, int64_t lo, int64_t hi)
 {

@@ -7,14 +7,17 @@ struct per_agg {
     int64_t *bytes, *extent, *offnode_in, *msgs; /* indexed by rank */
 };
 
-static void add_link_load(const struct tacio_topo *t, struct tacio_plan *plan, int hs, int hd,
-                          int64_t bytes)
+/* Bytes from host hs to host hd: their hops, and their load on each link
+ * of the tree path (when the plan keeps link loads). */
+static int64_t add_host_traffic(const struct tacio_topo *t, struct tacio_plan *plan, int hs, int hd,
+                                int64_t bytes)
 {
     int a = t->host_vert[hs], b = t->host_vert[hd], l = topo_lca(t, a, b);
-    for (int v = a; v != l; v = t->parent[v])
+    for (int v = a; plan->link_up && v != l; v = t->parent[v])
         plan->link_up[v] += bytes;
-    for (int v = b; v != l; v = t->parent[v])
+    for (int v = b; plan->link_up && v != l; v = t->parent[v])
         plan->link_down[v] += bytes;
+    return (t->depth[a] + t->depth[b] - 2 * t->depth[l]) * bytes;
 }
 
 int64_t fdom_extent(const struct fdom *fd)
@@ -26,7 +29,7 @@ int64_t fdom_extent(const struct fdom *fd)
 }
 
 /* Shuffle traffic of FD j: per-sender bytes summed by host first, so the tree
- * is walked once per (FD, sending host). */
+ * is walked once per (FD, sending host), not per sender. */
 static void fd_traffic(const struct plan_ctx *ctx, const struct comm *c, int j,
                        struct tacio_plan *plan, int64_t *host_acc, int *touched, struct per_agg *pa)
 {
@@ -41,8 +44,11 @@ static void fd_traffic(const struct plan_ctx *ctx, const struct comm *c, int j,
         m->shuffle_bytes += b;
         m->messages++;
         pa->msgs[a]++;
-        m->hop_bytes += topo_rank_dist(t, r, a) * b;
-        if (t->rank_host[r] != t->rank_host[a]) {
+        if (t->dist) /* a distance matrix: hops per rank pair */
+            m->hop_bytes += topo_rank_dist(t, r, a) * b;
+        if (t->rank_host[r] == t->rank_host[a])
+            m->hop_bytes += t->dist ? 0 : b; /* one hop inside the host */
+        else {
             m->offnode_bytes += b;
             pa->offnode_in[a] += b;
             if (host_acc[t->rank_host[r]] == 0)
@@ -51,8 +57,9 @@ static void fd_traffic(const struct plan_ctx *ctx, const struct comm *c, int j,
         }
     }
     for (int i = 0; i < nt; i++) {
-        if (plan->link_up)
-            add_link_load(t, plan, touched[i], t->rank_host[a], host_acc[touched[i]]);
+        if (!t->dist)
+            m->hop_bytes +=
+                add_host_traffic(t, plan, touched[i], t->rank_host[a], host_acc[touched[i]]);
         host_acc[touched[i]] = 0;
     }
     pa->bytes[a] += c->fd_bytes[j];

@@ -1,8 +1,8 @@
 /* Block-decomposed 3-D arrays in row-major order: cube, btio, collperf.
  * Blocks follow MPI_Type_create_darray's BLOCK rule: ceil(n/d) elements per
  * block, the last blocks shorter (or empty). */
+#include "../base/util.h"
 #include "pattern.h"
-#include "util.h"
 
 #include <string.h>
 
@@ -80,6 +80,25 @@ static int box_extents(const struct tacio_pattern *p, const struct box *b, exten
     return 0;
 }
 
+/* One region per plane of the box: its rows there, gaps included. */
+static void box_regions(const struct tacio_pattern *p, const struct box *b, region_fn fn, void *ctx)
+{
+    int64_t ny = b->hi[1] - b->lo[1], nz = b->hi[2] - b->lo[2];
+    if (ny <= 0 || nz <= 0)
+        return;
+    for (int64_t x = b->lo[0]; x < b->hi[0]; x++) {
+        int64_t first = (x * p->n[1] + b->lo[1]) * p->n[2] + b->lo[2];
+        int64_t last = (x * p->n[1] + b->hi[1] - 1) * p->n[2] + b->hi[2];
+        fn(first * p->elem, last * p->elem, ny * nz * p->elem, ctx);
+    }
+}
+
+/* The blocks of every rank tile the array, whatever the grid. */
+static int64_t grid_total_below(const struct tacio_pattern *p, int64_t x)
+{
+    return max64(0, min64(x, p->n[0] * p->n[1] * p->n[2] * p->elem));
+}
+
 /* Rank -> box for the cube and collperf grids (rank order is row-major over
  * the process grid, as MPI_Type_create_darray with MPI_ORDER_C). */
 static void grid_box(const struct tacio_pattern *p, int rank, struct box *b)
@@ -111,8 +130,17 @@ static int grid_extents(const struct tacio_pattern *p, int rank, extent_fn fn, v
     return box_extents(p, &b, fn, ctx);
 }
 
-static const struct pattern_ops cube_ops = {"cube", grid_span, grid_prefix, grid_extents};
-static const struct pattern_ops collperf_ops = {"collperf", grid_span, grid_prefix, grid_extents};
+static void grid_regions(const struct tacio_pattern *p, int rank, region_fn fn, void *ctx)
+{
+    struct box b;
+    grid_box(p, rank, &b);
+    box_regions(p, &b, fn, ctx);
+}
+
+static const struct pattern_ops cube_ops = {"cube",       grid_span,    grid_prefix,
+                                            grid_extents, grid_regions, grid_total_below};
+static const struct pattern_ops collperf_ops = {"collperf",   grid_span,    grid_prefix,
+                                                grid_extents, grid_regions, grid_total_below};
 
 /* BTIO: p = q^2 ranks; in slice k (the k-th block along the slowest axis) the
  * rank holding cell (r, c) of slice 0 holds ((r - k) mod q, (c + k) mod q). */
@@ -177,7 +205,18 @@ static int btio_extents(const struct tacio_pattern *p, int rank, extent_fn fn, v
     return 0;
 }
 
-static const struct pattern_ops btio_ops = {"btio", btio_span, btio_prefix, btio_extents};
+/* Slices in file order, each slice's box by planes. */
+static void btio_regions(const struct tacio_pattern *p, int rank, region_fn fn, void *ctx)
+{
+    for (int k = 0; k < p->dims[0]; k++) {
+        struct box b;
+        btio_cell(p, rank, k, &b);
+        box_regions(p, &b, fn, ctx);
+    }
+}
+
+static const struct pattern_ops btio_ops = {"btio",       btio_span,    btio_prefix,
+                                            btio_extents, btio_regions, grid_total_below};
 
 /* Striped partitions ask for a prefix per stripe and rank (tens of millions
  * of calls) and mccio for spans per tree vertex and rank, so full-slice sums

@@ -1,7 +1,7 @@
 /* Patterns kept as per-rank run lists (mesh, extents:, matrix:) and IOR. */
+#include "../base/util.h"
 #include "../topo/topo.h"
 #include "pattern.h"
-#include "util.h"
 
 #include <string.h>
 
@@ -49,7 +49,15 @@ static int runs_extents(const struct tacio_pattern *p, int rank, extent_fn fn, v
     return 0;
 }
 
-const struct pattern_ops runs_ops = {"runs", runs_span, runs_prefix, runs_extents};
+static void runs_regions(const struct tacio_pattern *p, int rank, region_fn fn, void *ctx)
+{
+    for (int64_t r = p->run_first[rank]; r < p->run_first[rank + 1]; r++)
+        fn(p->run_off[r], p->run_off[r] + p->run_len[r],
+           p->run_bytes ? p->run_bytes[r] : p->run_len[r], ctx);
+}
+
+const struct pattern_ops runs_ops = {"runs",       runs_span,    runs_prefix,
+                                     runs_extents, runs_regions, NULL};
 
 struct run_sort {
     const int *owner;
@@ -132,8 +140,8 @@ static int summary_extents(const struct tacio_pattern *p, int rank, extent_fn fn
     return tacio_fail(TACIO_EUNSUPPORTED, "a summary pattern has no extents");
 }
 
-static const struct pattern_ops summary_ops = {"summary", runs_span, summary_prefix,
-                                               summary_extents};
+static const struct pattern_ops summary_ops = {"summary",       runs_span,    summary_prefix,
+                                               summary_extents, runs_regions, NULL};
 
 static int64_t *copy64(const int64_t *src, int64_t n)
 {
@@ -195,7 +203,22 @@ static int ior_extents(const struct tacio_pattern *p, int rank, extent_fn fn, vo
     return 0;
 }
 
-static const struct pattern_ops ior_ops = {"ior", ior_span, ior_prefix, ior_extents};
+static void ior_regions(const struct tacio_pattern *p, int rank, region_fn fn, void *ctx)
+{
+    for (int64_t s = 0; s < p->segments; s++) {
+        int64_t off = (s * p->nprocs + rank) * p->block;
+        fn(off, off + p->block, p->block, ctx);
+    }
+}
+
+/* The ranks' blocks tile the file, segment after segment. */
+static int64_t ior_total_below(const struct tacio_pattern *p, int64_t x)
+{
+    return max64(0, min64(x, p->segments * p->nprocs * p->block));
+}
+
+static const struct pattern_ops ior_ops = {"ior",       ior_span,    ior_prefix,
+                                           ior_extents, ior_regions, ior_total_below};
 
 int pattern_parse_ior(struct tacio_pattern *p, void *spec_v, int nprocs)
 {

@@ -1,5 +1,5 @@
 #include "pattern.h"
-#include "util.h"
+#include "../base/util.h"
 
 #include <string.h>
 
@@ -87,8 +87,22 @@ void pattern_range(const struct tacio_pattern *p, int64_t *lo, int64_t *hi)
         *lo = *hi = 0;
 }
 
+void pattern_regions(const struct tacio_pattern *p, int rank, region_fn fn, void *ctx)
+{
+    if (p->ops->regions) {
+        p->ops->regions(p, rank, fn, ctx);
+        return;
+    }
+    int64_t a, b;
+    p->ops->span(p, rank, &a, &b);
+    if (a < b)
+        fn(a, b, p->ops->prefix(p, rank, b), ctx);
+}
+
 int64_t pattern_total_in(const struct tacio_pattern *p, int64_t lo, int64_t hi)
 {
+    if (p->ops->total_below)
+        return p->ops->total_below(p, hi) - p->ops->total_below(p, lo);
     int64_t sum = 0;
     for (int r = 0; r < p->nprocs; r++) {
         int64_t a, b;

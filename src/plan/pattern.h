@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 typedef int (*extent_fn)(int64_t off, int64_t len, void *ctx);
+/* A region [off, end) of one rank's data holding `bytes` of it. */
+typedef void (*region_fn)(int64_t off, int64_t end, int64_t bytes, void *ctx);
 
 struct view;
 
@@ -23,6 +25,15 @@ struct pattern_ops {
     int64_t (*prefix)(const struct tacio_pattern *p, int rank, int64_t x);
     /* the rank's extents in increasing offset order (adjacent ones may touch) */
     int (*extents)(const struct tacio_pattern *p, int rank, extent_fn fn, void *ctx);
+    /* Optional. The rank's data as disjoint regions in increasing offset
+     * order, a few per rank however many extents it has (a box's planes, a
+     * segment's block, a run): C is built from them, with prefix() only
+     * where a region straddles a file-domain boundary. NULL: the span is
+     * one region. */
+    void (*regions)(const struct tacio_pattern *p, int rank, region_fn fn, void *ctx);
+    /* Optional. Bytes of all ranks below x, in O(1) (a pattern whose ranks
+     * tile the file); NULL: summed over the ranks. */
+    int64_t (*total_below)(const struct tacio_pattern *p, int64_t x);
 };
 
 struct tacio_pattern {
@@ -61,6 +72,8 @@ static inline int64_t pattern_bytes_in(const struct tacio_pattern *p, int rank, 
     return p->ops->prefix(p, rank, hi) - p->ops->prefix(p, rank, lo);
 }
 
+/* The rank's regions (ops->regions, or the span as one). */
+void pattern_regions(const struct tacio_pattern *p, int rank, region_fn fn, void *ctx);
 /* Bytes of every rank in [lo, hi). */
 int64_t pattern_total_in(const struct tacio_pattern *p, int64_t lo, int64_t hi);
 /* [min, max) over all ranks' spans. */

@@ -3,14 +3,6 @@
 #include "strategy.h"
 
 #include <string.h>
-#include <time.h>
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int plan_alloc(const struct plan_ctx *ctx, const struct tacio_strategy *s,
                       struct tacio_plan **out)
@@ -25,33 +17,55 @@ static int plan_alloc(const struct plan_ctx *ctx, const struct tacio_strategy *s
     return 0;
 }
 
-/* st2 + st3: partition, C, assignment; C is rebuilt if the strategy
- * rewrote the partition (mccio's remerges). */
+/* A copy of part's FDs, to see what the assignment changed. */
+static int partition_copy(const struct partition *part, struct partition *out)
+{
+    int rc = partition_alloc(out, part->n);
+    if (!rc && part->n)
+        memcpy(out->fd, part->fd, sizeof *part->fd * (size_t)part->n);
+    return rc;
+}
+
+/* C for the partition the assignment left: mccio's remerges join
+ * neighbouring FDs, whose columns are merged; anything else is rebuilt. */
+static int comm_after_assign(const struct plan_ctx *ctx, const struct partition *before,
+                             const struct partition *part, struct comm *c)
+{
+    int rc = c->a == part->n ? 0 : comm_merge_columns(c, before, part);
+    if (rc == 1) {
+        comm_free(c);
+        rc = plan_comm(ctx, part, c);
+    }
+    return rc;
+}
+
+/* st2 + st3: partition, C, assignment. */
 static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_strategy *s,
                                 struct tacio_plan *p, struct comm *c)
 {
+    struct partition before = {0};
     int rc = s->partition(ctx, &p->part);
     if (!rc)
         rc = plan_comm(ctx, &p->part, c);
     if (!rc && !(p->agg = malloc(sizeof(int) * (size_t)(p->part.n ? p->part.n : 1))))
         rc = tacio_fail(TACIO_ENOMEM, "out of memory");
-    int n_before = p->part.n;
+    if (!rc)
+        rc = partition_copy(&p->part, &before);
     if (!rc)
         rc = s->assign(ctx, &p->part, c, p);
-    if (!rc && p->part.n != n_before) {
-        comm_free(c);
-        rc = plan_comm(ctx, &p->part, c);
-    }
+    if (!rc)
+        rc = comm_after_assign(ctx, &before, &p->part, c);
+    partition_free(&before);
     return rc;
 }
 
 int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct tacio_plan **out)
 {
-    double t0 = now_seconds();
+    double t0 = clock_seconds();
     if (s->plan) {
         int rc = s->plan(ctx, out);
         if (!rc)
-            (*out)->plan_seconds = now_seconds() - t0;
+            (*out)->plan_seconds = clock_seconds() - t0;
         return rc;
     }
     struct tacio_plan *p = NULL;
@@ -67,7 +81,7 @@ int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct 
         tacio_plan_free(p);
         return rc;
     }
-    p->plan_seconds = now_seconds() - t0;
+    p->plan_seconds = clock_seconds() - t0;
     *out = p;
     return 0;
 }

@@ -6,9 +6,9 @@
 #ifndef TACIO_PLAN_INTERNAL_H
 #define TACIO_PLAN_INTERNAL_H
 
+#include "../base/util.h"
 #include "../topo/topo.h"
 #include "pattern.h"
-#include "util.h"
 
 #include <stdbool.h>
 
@@ -58,12 +58,11 @@ struct partition {
     void (*aux_free)(void *aux);
 };
 
-/* Sparse C: CSR by rank and CSC by FD. */
+/* Sparse C by FD (CSC): column j's entries are [col_ptr[j], col_ptr[j+1]),
+ * rank row[k] holding cval[k] bytes, ranks increasing. */
 struct comm {
     int p, a;
     int64_t nnz;
-    int64_t *row_ptr, *val;
-    int *col;
     int64_t *col_ptr, *cval;
     int *row;
     int64_t *fd_bytes;
@@ -157,9 +156,22 @@ int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end);
 int comm_build(const struct tacio_pattern *pat, const struct partition *part, struct comm *out);
 /* C for part through ctx->comm_of, or comm_build. */
 int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct comm *out);
-/* C from its rows (CSR over p ranks and a FDs); takes the arrays over. */
+/* C from its rows (CSR over p ranks and a FDs); frees the arrays. */
 int comm_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct comm *out);
 void comm_free(struct comm *c);
+/* C for part, each of whose FDs is a run of neighbouring FDs of old (C's
+ * partition), by merging C's columns in place: 0. 1: part is not such a
+ * merge (nothing changed); < 0: an error. */
+int comm_merge_columns(struct comm *c, const struct partition *old, const struct partition *part);
+/* One rank's row of C: FDs col[k] increasing, val[k] bytes. */
+struct crow {
+    int64_t nnz;
+    int *col;
+    int64_t *val;
+};
+int comm_row_build(const struct tacio_pattern *pat, int rank, const struct partition *part,
+                   struct crow *out);
+void crow_free(struct crow *r);
 
 /* Aggregator candidates by ROMIO's cb_config_list rule (cbconfig.c), at most
  * cb_nodes of them; ranklist_count counts them up to cap (0: no cap). Both

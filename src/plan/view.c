@@ -1,7 +1,7 @@
 #include "view.h"
 
+#include "../base/util.h"
 #include "pattern.h"
-#include "util.h"
 
 #include <string.h>
 
@@ -305,7 +305,8 @@ static int views_extents(const struct tacio_pattern *p, int rank, extent_fn fn, 
                      adapt_piece, &a);
 }
 
-static const struct pattern_ops views_ops = {"views", views_span, views_prefix, views_extents};
+static const struct pattern_ops views_ops = {
+    .name = "views", .span = views_span, .prefix = views_prefix, .extents = views_extents};
 
 int pattern_from_views(int nprocs, const struct view *views, const int64_t *s0, const int64_t *n,
                        struct tacio_pattern **out)

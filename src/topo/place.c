@@ -1,7 +1,7 @@
 /* Placement of a job's ranks on the cluster's hosts. */
 #include "topo.h"
 
-#include "../plan/util.h"
+#include "../base/util.h"
 
 #include <string.h>
 

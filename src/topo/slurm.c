@@ -1,7 +1,7 @@
 /* Slurm topology.conf (topology/tree plugin) and explicit distance files. */
 #include "topo.h"
 
-#include "../plan/util.h"
+#include "../base/util.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 #include "topo.h"
 
-#include "../plan/util.h"
+#include "../base/util.h"
 
 #include <math.h>
 #include <string.h>

@@ -10,8 +10,8 @@
  * usage: test_engine DIR [strategies] (ranks and virtual nodes from mpiexec) */
 #include "mpi_check.h"
 
+#include "base/util.h"
 #include "plan/pattern.h"
-#include "plan/util.h"
 
 #include <string.h>
 

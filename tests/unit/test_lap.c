@@ -149,6 +149,7 @@ static void test_flow_matches_dense(void)
         solve_both("tree:racks=3,nodes=3,cores=3", "scatter:seed=2", 24, 12 + (int)(s % 13), s,
                    1 + (int)(s % 4));
     solve_both("tree:racks=4,nodes=8,cores=8", "scatter:seed=7", 256, 256, 99, 6);
+    solve_both("tree:racks=3,nodes=5,cores=4", "scatter:seed=4", 60, 58, 123, 9);
 }
 
 int main(int argc, char **argv)

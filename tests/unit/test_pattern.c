@@ -29,6 +29,42 @@ static int64_t brute_prefix(int64_t x)
     return s;
 }
 
+struct region_list {
+    int64_t off[4096], end[4096], bytes[4096];
+    int n;
+};
+static struct region_list rl;
+
+static void gather_region(int64_t off, int64_t end, int64_t bytes, void *ctx)
+{
+    (void)ctx;
+    if (rl.n < 4096) {
+        rl.off[rl.n] = off;
+        rl.end[rl.n] = end;
+        rl.bytes[rl.n] = bytes;
+    }
+    rl.n++;
+}
+
+/* Regions are sorted, disjoint, inside the span, and hold exactly the
+ * extents' bytes between their ends. */
+static void check_regions(const struct tacio_pattern *p, int r, int64_t lo, int64_t hi,
+                          int64_t total)
+{
+    rl.n = 0;
+    pattern_regions(p, r, gather_region, NULL);
+    CHECK(rl.n <= 4096);
+    int64_t sum = 0;
+    for (int i = 0; i < rl.n && i < 4096; i++) {
+        CHECK(rl.off[i] >= lo && rl.end[i] <= hi && rl.off[i] < rl.end[i]);
+        if (i)
+            CHECK(rl.off[i] >= rl.end[i - 1]);
+        CHECK_EQ(rl.bytes[i], brute_prefix(rl.end[i]) - brute_prefix(rl.off[i]));
+        sum += rl.bytes[i];
+    }
+    CHECK_EQ(sum, total);
+}
+
 /* prefix() vs the extents at every extent edge and random points; span()
  * bounds the extents; extents are sorted and disjoint. Returns the bytes. */
 static int64_t check_rank(const struct tacio_pattern *p, int r, uint64_t *st)
@@ -56,6 +92,7 @@ static int64_t check_rank(const struct tacio_pattern *p, int r, uint64_t *st)
         CHECK_EQ(p->ops->prefix(p, r, x), brute_prefix(x));
     }
     CHECK_EQ(p->ops->prefix(p, r, INT64_MAX / 4), total);
+    check_regions(p, r, lo, hi, total);
     return total;
 }
 
@@ -69,8 +106,141 @@ static int64_t check_pattern(const char *spec, int procs)
     int64_t total = 0;
     for (int r = 0; r < p->nprocs; r++)
         total += check_rank(p, r, &st);
+    for (int k = 0; p->ops->total_below && k < 40; k++) { /* the O(1) total vs the sum */
+        int64_t x = k < 2 ? k * (total + 5) : (int64_t)(rng_next(&st) % (uint64_t)(total + 9));
+        int64_t sum = 0;
+        for (int r = 0; r < p->nprocs; r++)
+            sum += p->ops->prefix(p, r, x);
+        CHECK_EQ(p->ops->total_below(p, x), sum);
+    }
     tacio_pattern_free(p);
     return total;
+}
+
+/* C by regions vs C summed from the extents, for a partition. */
+static void check_comm(const struct tacio_pattern *p, const struct partition *part)
+{
+    struct comm c;
+    CHECK_EQ(comm_build(p, part, &c), 0);
+    int64_t *want = calloc((size_t)part->n, sizeof(int64_t));
+    for (int r = 0; r < p->nprocs; r++) {
+        el.n = 0;
+        CHECK_EQ(p->ops->extents(p, r, gather, NULL), 0);
+        memset(want, 0, sizeof(int64_t) * (size_t)part->n);
+        for (int i = 0; i < el.n; i++)
+            for (int64_t x = el.off[i], pe; x < el.off[i] + el.len[i]; x = pe) {
+                int j = partition_locate(part, x, &pe);
+                pe = min64(pe, el.off[i] + el.len[i]);
+                want[j] += pe - x;
+            }
+        for (int j = 0; j < part->n; j++) {
+            int64_t got = 0;
+            for (int64_t k = c.col_ptr[j]; k < c.col_ptr[j + 1]; k++)
+                got += c.row[k] == r ? c.cval[k] : 0;
+            CHECK_EQ(got, want[j]);
+        }
+    }
+    for (int j = 0; j < part->n; j++) /* ranks increase down a column, no zeros */
+        for (int64_t k = c.col_ptr[j]; k < c.col_ptr[j + 1]; k++)
+            CHECK(c.cval[k] > 0 && (k == c.col_ptr[j] || c.row[k] > c.row[k - 1]));
+    free(want);
+    comm_free(&c);
+}
+
+/* FDs with boundaries at random offsets in [lo, hi), some empty. */
+static void random_partition(int64_t lo, int64_t hi, int n, uint64_t *st, struct partition *out)
+{
+    CHECK_EQ(partition_alloc(out, n), 0);
+    int64_t *cut = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    cut[0] = lo;
+    cut[n] = hi;
+    for (int j = 1; j < n; j++)
+        cut[j] = lo + (int64_t)(rng_next(st) % (uint64_t)(hi - lo));
+    for (int j = 1; j < n; j++) /* sort: n is small */
+        for (int k = j; k > 1 && cut[k] < cut[k - 1]; k--) {
+            int64_t t = cut[k];
+            cut[k] = cut[k - 1];
+            cut[k - 1] = t;
+        }
+    for (int j = 0; j < n; j++)
+        out->fd[j] = (struct fdom){cut[j], cut[j + 1], 0, 0};
+    free(cut);
+}
+
+static void test_comm_by_regions(void)
+{
+    const char *specs[][2] = {{"cube:n=12", "8"},
+                              {"btio:n=10,elem=5", "16"},
+                              {"collperf:n=7", "5"},
+                              {"ior:block=64k,transfer=16k,segments=3", "5"},
+                              {"mesh:elems=3000,seed=3", "7"}};
+    uint64_t st = 11;
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        struct tacio_pattern *p = NULL;
+        CHECK_EQ(tacio_pattern_parse(specs[i][0], atoi(specs[i][1]), &p), 0);
+        struct tacio_hints *h;
+        tacio_hints_new(&h);
+        struct plan_ctx ctx = {.pat = p, .h = h};
+        pattern_range(p, &ctx.lo, &ctx.hi);
+        int sizes[] = {1, 3, 7, 40};
+        for (int k = 0; k < 4; k++) {
+            struct partition part;
+            CHECK_EQ(partition_even(&ctx, sizes[k], &part), 0);
+            check_comm(p, &part);
+            partition_free(&part);
+            random_partition(ctx.lo, ctx.hi, sizes[k], &st, &part);
+            check_comm(p, &part);
+            partition_free(&part);
+            CHECK_EQ(partition_stripes(&ctx, sizes[k], &part), 0);
+            check_comm(p, &part);
+            partition_free(&part);
+        }
+        tacio_hints_free(h);
+        tacio_pattern_free(p);
+    }
+}
+
+/* Merging neighbouring FDs' columns gives the C a rebuild would. */
+static void test_merge_columns(void)
+{
+    struct tacio_pattern *p = NULL;
+    CHECK_EQ(tacio_pattern_parse("cube:n=12", 27, &p), 0);
+    struct tacio_hints *h;
+    tacio_hints_new(&h);
+    struct plan_ctx ctx = {.pat = p, .h = h};
+    pattern_range(p, &ctx.lo, &ctx.hi);
+    struct partition fine, coarse;
+    CHECK_EQ(partition_even(&ctx, 9, &fine), 0);
+    int groups[] = {0, 2, 3, 6, 9}; /* FDs {0,1}, {2}, {3,4,5}, {6,7,8} */
+    CHECK_EQ(partition_alloc(&coarse, 4), 0);
+    for (int g = 0; g < 4; g++)
+        coarse.fd[g] =
+            (struct fdom){fine.fd[groups[g]].start, fine.fd[groups[g + 1] - 1].end, 0, 0};
+    struct comm merged, rebuilt;
+    CHECK_EQ(comm_build(p, &fine, &merged), 0);
+    CHECK_EQ(comm_merge_columns(&merged, &fine, &coarse), 0);
+    CHECK_EQ(comm_build(p, &coarse, &rebuilt), 0);
+    CHECK_EQ(merged.a, rebuilt.a);
+    CHECK_EQ(merged.nnz, rebuilt.nnz);
+    CHECK_EQ(merged.total, rebuilt.total);
+    for (int j = 0; j <= 4; j++)
+        CHECK_EQ(merged.col_ptr[j], rebuilt.col_ptr[j]);
+    for (int j = 0; j < 4; j++)
+        CHECK_EQ(merged.fd_bytes[j], rebuilt.fd_bytes[j]);
+    for (int64_t k = 0; k < rebuilt.nnz && k < merged.nnz; k++) {
+        CHECK_EQ(merged.row[k], rebuilt.row[k]);
+        CHECK_EQ(merged.cval[k], rebuilt.cval[k]);
+    }
+    int64_t nnz = rebuilt.nnz; /* finer FDs are no merge: nothing changes */
+    CHECK_EQ(comm_merge_columns(&rebuilt, &coarse, &fine), 1);
+    CHECK_EQ(rebuilt.a, 4);
+    CHECK_EQ(rebuilt.nnz, nnz);
+    comm_free(&merged);
+    comm_free(&rebuilt);
+    partition_free(&fine);
+    partition_free(&coarse);
+    tacio_hints_free(h);
+    tacio_pattern_free(p);
 }
 
 static void test_closed_forms(void)
@@ -165,6 +335,8 @@ int main(int argc, char **argv)
     if (argc > 1)
         check_set_data_dir(argv[1]);
     test_closed_forms();
+    test_comm_by_regions();
+    test_merge_columns();
     test_btio_layout();
     test_dims_and_ior();
     test_files_and_errors();

@@ -1,7 +1,7 @@
 /* File views and memory streams against brute force over explicit byte maps. */
+#include "base/util.h"
 #include "check.h"
 #include "plan/pattern.h"
-#include "plan/util.h"
 #include "plan/view.h"
 
 #include <string.h>

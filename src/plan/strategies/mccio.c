@@ -254,19 +254,21 @@ struct locator {
     int64_t *mem;                   /* free memory left per host */
     int *aggs_on_host;
     char *is_agg;
-    int64_t *rank_bytes; /* bytes of each rank in the current leaf */
-    int64_t *host_bytes;
+    int64_t *rank_bytes; /* bytes of each rank in the current leaf, */
+    int64_t *host_bytes; /* of each host, zero outside hosts[] */
+    int *hosts, nhosts;
+    int j0, j1;         /* the current leaf's columns of C */
     int *hptr, *hranks; /* each host's ranks */
     int shortfall;
 };
 
 /* Bytes per rank and host in [lo, hi), a run of whole initial leaves (a
- * remerged leaf covers its neighbours'), summed from C's columns. */
+ * remerged leaf covers its neighbours'), summed from C's columns; the hosts
+ * holding any are listed in hosts. Touches only those columns' entries:
+ * per leaf, the work is the leaf's senders, not the job's ranks. */
 static void leaf_bytes(struct locator *L, int64_t lo, int64_t hi)
 {
     const struct tacio_topo *t = L->ctx->topo;
-    memset(L->rank_bytes, 0, sizeof(int64_t) * (size_t)t->nprocs);
-    memset(L->host_bytes, 0, sizeof(int64_t) * (size_t)t->nhosts);
     int a = 0, b = L->leaves->n;
     while (a < b) { /* first leaf starting at or after lo */
         int m = a + (b - a) / 2;
@@ -275,11 +277,24 @@ static void leaf_bytes(struct locator *L, int64_t lo, int64_t hi)
         else
             b = m;
     }
-    for (int j = a; j < L->leaves->n && L->leaves->fd[j].end <= hi; j++)
-        for (int64_t k = L->c->col_ptr[j]; k < L->c->col_ptr[j + 1]; k++) {
+    L->j0 = a;
+    for (L->j1 = a; L->j1 < L->leaves->n && L->leaves->fd[L->j1].end <= hi; L->j1++)
+        for (int64_t k = L->c->col_ptr[L->j1]; k < L->c->col_ptr[L->j1 + 1]; k++) {
+            int h = t->rank_host[L->c->row[k]];
+            if (L->host_bytes[h] == 0)
+                L->hosts[L->nhosts++] = h;
             L->rank_bytes[L->c->row[k]] += L->c->cval[k];
-            L->host_bytes[t->rank_host[L->c->row[k]]] += L->c->cval[k];
+            L->host_bytes[h] += L->c->cval[k];
         }
+}
+
+static void leaf_clear(struct locator *L)
+{
+    for (int64_t k = L->c->col_ptr[L->j0]; k < L->c->col_ptr[L->j1]; k++)
+        L->rank_bytes[L->c->row[k]] = 0;
+    for (int i = 0; i < L->nhosts; i++)
+        L->host_bytes[L->hosts[i]] = 0;
+    L->nhosts = 0;
 }
 
 /* The host's free rank holding most of the leaf (lowest rank on ties). */
@@ -300,14 +315,17 @@ static int pick_host(const struct locator *L, bool ignore_limits)
 {
     const struct tacio_topo *t = L->ctx->topo;
     int best = -1;
-    for (int u = 0; u < t->nused_hosts; u++) {
-        int h = t->used_hosts[u];
-        if (L->host_bytes[h] == 0 || best_rank_on(L, h) < 0)
+    for (int i = 0; i < L->nhosts; i++) {
+        int h = L->hosts[i];
+        if (best_rank_on(L, h) < 0)
             continue;
         if (!ignore_limits && L->aggs_on_host[h] >= L->ctx->h->aggs_per_host)
             continue;
         if (best < 0 || L->mem[h] > L->mem[best] ||
-            (L->mem[h] == L->mem[best] && L->host_bytes[h] > L->host_bytes[best]))
+            (L->mem[h] == L->mem[best] &&
+             (L->host_bytes[h] > L->host_bytes[best] ||
+              (L->host_bytes[h] == L->host_bytes[best] &&
+               t->host_order[h] < t->host_order[best])))) /* ties: the earlier host */
             best = h;
     }
     return best;
@@ -334,10 +352,13 @@ static void locate_leaf(struct locator *L, struct mc_tree *tree, int x)
     int h = pick_host(L, false);
     if (h >= 0 && L->mem[h] >= mem_min(L->ctx)) {
         place(L, v, h);
+        leaf_clear(L);
         return;
     }
-    if (mc_remerge(tree, x) >= 0)
+    if (mc_remerge(tree, x) >= 0) {
+        leaf_clear(L);
         return; /* the taker is placed in its own turn, or already is */
+    }
     /* the group's last leaf: no host qualifies, take the best one anyway */
     h = pick_host(L, true);
     if (h < 0) { /* no data at all: any free rank will do */
@@ -346,6 +367,7 @@ static void locate_leaf(struct locator *L, struct mc_tree *tree, int x)
     }
     L->shortfall++;
     place(L, v, h);
+    leaf_clear(L);
 }
 
 static int locator_init(struct locator *L, const struct plan_ctx *ctx,
@@ -358,9 +380,10 @@ static int locator_init(struct locator *L, const struct plan_ctx *ctx,
     L->mem = malloc(sizeof(int64_t) * (size_t)t->nhosts);
     L->aggs_on_host = xcalloc((size_t)t->nhosts, sizeof(int));
     L->is_agg = xcalloc((size_t)t->nprocs, 1);
-    L->rank_bytes = malloc(sizeof(int64_t) * (size_t)t->nprocs);
-    L->host_bytes = malloc(sizeof(int64_t) * (size_t)t->nhosts);
-    if (!L->mem || !L->aggs_on_host || !L->is_agg || !L->rank_bytes || !L->host_bytes)
+    L->rank_bytes = xcalloc((size_t)t->nprocs, sizeof(int64_t));
+    L->host_bytes = xcalloc((size_t)t->nhosts, sizeof(int64_t));
+    L->hosts = malloc(sizeof(int) * (size_t)(t->nhosts ? t->nhosts : 1));
+    if (!L->mem || !L->aggs_on_host || !L->is_agg || !L->rank_bytes || !L->host_bytes || !L->hosts)
         return tacio_fail(TACIO_ENOMEM, "out of memory");
     int rc = topo_host_ranks(t, &L->hptr, &L->hranks);
     if (rc)
@@ -377,6 +400,7 @@ static void locator_free(struct locator *L)
     free(L->is_agg);
     free(L->rank_bytes);
     free(L->host_bytes);
+    free(L->hosts);
     free(L->hptr);
     free(L->hranks);
 }

@@ -1,4 +1,6 @@
-/* Shared helpers of the planning core: errors, spec parsing, sizes, PRNG. */
+/* The base module, below the planning core and the topology module (both
+ * use it, it uses neither): errors, spec parsing, sizes, comment-stripped
+ * line reading, the clock, the PRNG, small array helpers. */
 #ifndef TACIO_UTIL_H
 #define TACIO_UTIL_H
 
@@ -41,6 +43,9 @@ int parse_size(const char *text, int64_t *out);
 int parse_i64(const char *text, int64_t *out);
 
 /* splitmix64: small, seedable, identical on every platform. */
+/* Monotonic seconds. */
+double clock_seconds(void);
+
 uint64_t rng_next(uint64_t *state);
 double rng_uniform(uint64_t *state);
 

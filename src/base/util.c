@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static _Thread_local char last_error[512];
 
@@ -256,4 +257,11 @@ uint64_t rng_next(uint64_t *state)
 double rng_uniform(uint64_t *state)
 {
     return (double)(rng_next(state) >> 11) * 0x1.0p-53;
+}
+
+double clock_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
