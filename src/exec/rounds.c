@@ -20,57 +20,19 @@
 
 /* ---- windows: the part of an FD a round serves ---- */
 
-/* File ranges of FD-relative bytes [lo, hi) of FD fd. */
-struct ranges {
-    int64_t lo[64], hi[64];
-    int n;
-};
-
-static void fd_window(const struct fdom *fd, int64_t lo, int64_t hi, struct ranges *out)
-{
-    out->n = 0;
-    if (!fd->unit) {
-        out->lo[0] = fd->start + lo;
-        out->hi[0] = min64(fd->end, fd->start + hi);
-        out->n = out->lo[0] < out->hi[0];
-        return;
-    }
-    int64_t head = min64(fd->end, (fd->start / fd->unit + 1) * fd->unit) - fd->start;
-    for (int64_t b = lo; b < hi && out->n < 64;) {
-        int64_t off, room;
-        if (b < head) {
-            off = fd->start + b;
-            room = head - b;
-        } else {
-            int64_t m = 1 + (b - head) / fd->unit, within = (b - head) % fd->unit;
-            off = (fd->start / fd->unit) * fd->unit + m * fd->stride + within;
-            room = fd->unit - within;
-        }
-        if (off >= fd->end)
-            break;
-        room = min64(min64(room, hi - b), fd->end - off);
-        out->lo[out->n] = off;
-        out->hi[out->n++] = off + room;
-        b += room;
-    }
-}
-
-/* Bytes of an FD a round serves: cb_buffer_size (half of it when rounds
- * are pipelined: two windows are held at once), or fewer when its stripes
- * are smaller than cb/64, so a window never needs more ranges. */
+/* Bytes of an FD a round serves: cb_buffer_size, half of it when rounds
+ * are pipelined (two windows are held at once), within fdom_window_size. */
 static int64_t window_size(const struct call *c, const struct fdom *fd)
 {
     int64_t cb = c->f->hints->cb_buffer_size;
-    if (c->pipelined)
-        cb = max64(1, cb / 2);
-    return fd->unit && cb > 63 * fd->unit ? 63 * fd->unit : cb;
+    return fdom_window_size(fd, c->pipelined ? max64(1, cb / 2) : cb);
 }
 
-static void round_window(const struct call *c, int j, int64_t r, struct ranges *w)
+static void round_window(const struct call *c, int j, int64_t r, struct fdom_ranges *w)
 {
     const struct fdom *fd = &c->plan->part.fd[j];
     int64_t cb = window_size(c, fd);
-    fd_window(fd, r * cb, (r + 1) * cb, w);
+    fdom_window(fd, r * cb, (r + 1) * cb, w);
 }
 
 static int64_t fd_rounds(const struct call *c, int j)
@@ -80,7 +42,7 @@ static int64_t fd_rounds(const struct call *c, int j)
 }
 
 /* Window-buffer position of file offset off (ranges are packed back to back). */
-static int64_t wpos(const struct ranges *w, int64_t off)
+static int64_t wpos(const struct fdom_ranges *w, int64_t off)
 {
     int64_t base = 0;
     for (int k = 0; k < w->n; k++) {
@@ -91,7 +53,7 @@ static int64_t wpos(const struct ranges *w, int64_t off)
     return base;
 }
 
-static int64_t window_bytes(const struct ranges *w)
+static int64_t window_bytes(const struct fdom_ranges *w)
 {
     int64_t b = 0;
     for (int k = 0; k < w->n; k++)
@@ -131,7 +93,7 @@ static int push_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
 }
 
 /* This rank's pieces inside window w, in file order. */
-static int my_pieces(const struct call *c, const struct ranges *w, struct piece_list *out)
+static int my_pieces(const struct call *c, const struct fdom_ranges *w, struct piece_list *out)
 {
     out->n = out->bytes = 0;
     int rc = 0;
@@ -156,7 +118,7 @@ struct span {
 /* A round's window on its aggregator: the FD's bytes it serves, the pieces
  * the round's headers announced, their spans, and the buffer. */
 struct window {
-    struct ranges w;
+    struct fdom_ranges w;
     struct span sp[64];
     struct piece_list all;
     int64_t *runs; /* where each sender's pieces start in all */
@@ -222,7 +184,7 @@ static int link_fill(const struct call *c, int j, struct link *l, struct piece_l
     if (!l->np || !l->bytes)
         return tacio_fail(TACIO_ENOMEM, "out of memory");
     for (int64_t r = 0; r < nr; r++) {
-        struct ranges w;
+        struct fdom_ranges w;
         round_window(c, j, r, &w);
         int rc = my_pieces(c, &w, tmp);
         if (rc)
@@ -408,7 +370,8 @@ static int cmp_piece(const void *a, const void *b)
 }
 
 /* The spans of each range of a window whose pieces are in file order. */
-static void window_spans(const struct ranges *w, const struct piece_list *all, struct span *out)
+static void window_spans(const struct fdom_ranges *w, const struct piece_list *all,
+                         struct span *out)
 {
     int64_t i = 0;
     for (int k = 0; k < w->n; k++) {
@@ -439,7 +402,7 @@ static int io_call(struct call *c, char *at, int64_t len, int64_t off, bool writ
 }
 
 /* One call per run of touching pieces of a span, to or from the window. */
-static int runs_io(struct call *c, const struct ranges *w, const struct span *sp,
+static int runs_io(struct call *c, const struct fdom_ranges *w, const struct span *sp,
                    const struct piece_list *all, char *wbuf, bool write)
 {
     for (int64_t i = sp->i0; i < sp->i1;) {
@@ -455,7 +418,7 @@ static int runs_io(struct call *c, const struct ranges *w, const struct span *sp
 
 /* The window's I/O: a write first reads the holes of the spans it sieves
  * (read-modify-write), then writes; a read reads. */
-static int span_io(struct call *c, const struct ranges *w, const struct span *sp,
+static int span_io(struct call *c, const struct fdom_ranges *w, const struct span *sp,
                    const struct piece_list *all, char *wbuf, bool write, bool holes_only)
 {
     for (int k = 0; k < w->n; k++) {
@@ -474,7 +437,7 @@ static int span_io(struct call *c, const struct ranges *w, const struct span *sp
 }
 
 /* Pieces announced in a (offset, length) header must lie in the window. */
-static int pieces_from_header(const int64_t *hdr, int64_t np, const struct ranges *w,
+static int pieces_from_header(const int64_t *hdr, int64_t np, const struct fdom_ranges *w,
                               struct piece_list *all)
 {
     int64_t wb = window_bytes(w);
@@ -734,7 +697,7 @@ static int header_sends(struct call *c, struct round *rd, struct slot *s, int64_
         const struct link *l = &c->out[k];
         if (!in_round(l, r))
             continue;
-        struct ranges w;
+        struct fdom_ranges w;
         round_window(c, l->fd, r, &w);
         local = local ? local : my_pieces(c, &w, &s->outp[k]);
         local = local ? local : check_counts(l, r, &s->outp[k]);

@@ -20,14 +20,6 @@ static int64_t add_host_traffic(const struct tacio_topo *t, struct tacio_plan *p
     return (t->depth[a] + t->depth[b] - 2 * t->depth[l]) * bytes;
 }
 
-int64_t fdom_extent(const struct fdom *fd)
-{
-    if (fd->unit == 0 || fd->end <= fd->start)
-        return fd->end - fd->start;
-    int64_t span = fd->end - fd->start, full = span / fd->stride;
-    return full * fd->unit + min64(span % fd->stride, fd->unit);
-}
-
 /* Shuffle traffic of FD j: per-sender bytes summed by host first, so the tree
  * is walked once per (FD, sending host), not per sender. */
 static void fd_traffic(const struct plan_ctx *ctx, const struct comm *c, int j,

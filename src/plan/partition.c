@@ -85,27 +85,6 @@ int partition_stripes(const struct plan_ctx *ctx, int n, struct partition *out)
     return 0;
 }
 
-int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end)
-{
-    if (p->striped) {
-        int64_t k = x / p->unit;
-        *piece_end = (k + 1) * p->unit;
-        return (int)(k % p->n);
-    }
-    int a = 0, b = p->n - 1;
-    while (a < b) { /* last FD starting at or below x */
-        int m = a + (b - a + 1) / 2;
-        if (p->fd[m].start <= x)
-            a = m;
-        else
-            b = m - 1;
-    }
-    while (a > 0 && p->fd[a].end <= x) /* step back over empty FDs */
-        a--;
-    *piece_end = p->fd[a].end;
-    return a;
-}
-
 /* The cb_config_list's ranks, at most `cap` of them (0: no cap). A list no
  * host answers to falls back to ROMIO's default "*:1": ROMIO fails the open
  * then ("no aggregators match") and OMPIO ignores the hint, and the same

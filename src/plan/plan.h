@@ -146,9 +146,21 @@ int partition_fixed(const struct plan_ctx *ctx, struct partition *out);
 int partition_even(const struct plan_ctx *ctx, int n, struct partition *out);
 int partition_stripes(const struct plan_ctx *ctx, int n, struct partition *out);
 int partition_alloc(struct partition *p, int n);
+void partition_free(struct partition *p);
+
+/* FD geometry (fdom.c) */
 /* Bytes of file an FD covers (its stripes' bytes, for a striped FD). */
 int64_t fdom_extent(const struct fdom *fd);
-void partition_free(struct partition *p);
+/* The file ranges of FD-relative bytes [lo, hi) of an FD, in file order. */
+#define FDOM_MAX_RANGES 64
+struct fdom_ranges {
+    int64_t lo[FDOM_MAX_RANGES], hi[FDOM_MAX_RANGES];
+    int n;
+};
+void fdom_window(const struct fdom *fd, int64_t lo, int64_t hi, struct fdom_ranges *out);
+/* The bytes of a window of the FD for a buffer of cb: cb, or fewer when its
+ * stripes are so small that cb would span more than FDOM_MAX_RANGES. */
+int64_t fdom_window_size(const struct fdom *fd, int64_t cb);
 /* FD holding offset x and where that piece ends. */
 int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end);
 

@@ -1,0 +1,69 @@
+/* File-domain geometry, in one place: where an FD's bytes lie (its extent,
+ * the file ranges of a window of it, how big a window may be) and which FD
+ * of a partition holds an offset. The planner's metrics, C's construction
+ * and the engine's rounds all ask here. */
+#include "plan.h"
+
+int64_t fdom_extent(const struct fdom *fd)
+{
+    if (fd->unit == 0 || fd->end <= fd->start)
+        return fd->end - fd->start;
+    int64_t span = fd->end - fd->start, full = span / fd->stride;
+    return full * fd->unit + min64(span % fd->stride, fd->unit);
+}
+
+void fdom_window(const struct fdom *fd, int64_t lo, int64_t hi, struct fdom_ranges *out)
+{
+    out->n = 0;
+    if (!fd->unit) {
+        out->lo[0] = fd->start + lo;
+        out->hi[0] = min64(fd->end, fd->start + hi);
+        out->n = out->lo[0] < out->hi[0];
+        return;
+    }
+    int64_t head = min64(fd->end, (fd->start / fd->unit + 1) * fd->unit) - fd->start;
+    for (int64_t b = lo; b < hi && out->n < FDOM_MAX_RANGES;) {
+        int64_t off, room;
+        if (b < head) {
+            off = fd->start + b;
+            room = head - b;
+        } else {
+            int64_t m = 1 + (b - head) / fd->unit, within = (b - head) % fd->unit;
+            off = (fd->start / fd->unit) * fd->unit + m * fd->stride + within;
+            room = fd->unit - within;
+        }
+        if (off >= fd->end)
+            break;
+        room = min64(min64(room, hi - b), fd->end - off);
+        out->lo[out->n] = off;
+        out->hi[out->n++] = off + room;
+        b += room;
+    }
+}
+
+int64_t fdom_window_size(const struct fdom *fd, int64_t cb)
+{
+    return fd->unit && cb > (FDOM_MAX_RANGES - 1) * fd->unit ? (FDOM_MAX_RANGES - 1) * fd->unit
+                                                             : cb;
+}
+
+int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end)
+{
+    if (p->striped) {
+        int64_t k = x / p->unit;
+        *piece_end = (k + 1) * p->unit;
+        return (int)(k % p->n);
+    }
+    int a = 0, b = p->n - 1;
+    while (a < b) { /* last FD starting at or below x */
+        int m = a + (b - a + 1) / 2;
+        if (p->fd[m].start <= x)
+            a = m;
+        else
+            b = m - 1;
+    }
+    while (a > 0 && p->fd[a].end <= x) /* step back over empty FDs */
+        a--;
+    *piece_end = p->fd[a].end;
+    return a;
+}
