@@ -57,6 +57,9 @@ char **names_copy(char *const *names, int n);
 void strip_comment(char *line);
 /* Room for `need` elements of `elem` bytes in *arr, whose capacity *cap
  * doubles as needed (amortised O(1) appends). 0 or TACIO_ENOMEM. */
+/* qsort comparator for ints, ascending. */
+int cmp_int(const void *a, const void *b);
+
 int grow_array(void **arr, size_t elem, int64_t need, int64_t *cap);
 
 static inline int64_t min64(int64_t a, int64_t b)

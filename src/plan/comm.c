@@ -91,12 +91,6 @@ static void add_region(int64_t off, int64_t end, int64_t bytes, void *ctx)
     }
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 /* Accumulates rank's row; touched lists its FDs in increasing order. */
 static void row_compute(struct row_acc *ra, int rank)
 {

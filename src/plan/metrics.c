@@ -7,17 +7,18 @@ struct per_agg {
     int64_t *bytes, *extent, *offnode_in, *msgs; /* indexed by rank */
 };
 
-/* Bytes from host hs to host hd: their hops, and their load on each link
- * of the tree path (when the plan keeps link loads). */
+/* Bytes from host hs to host hd on a tree: their load on each link of the
+ * path, and their hop-bytes (the links walked). */
 static int64_t add_host_traffic(const struct tacio_topo *t, struct tacio_plan *plan, int hs, int hd,
                                 int64_t bytes)
 {
     int a = t->host_vert[hs], b = t->host_vert[hd], l = topo_lca(t, a, b);
-    for (int v = a; plan->link_up && v != l; v = t->parent[v])
+    int64_t hops = 0;
+    for (int v = a; v != l; v = t->parent[v], hops++)
         plan->link_up[v] += bytes;
-    for (int v = b; plan->link_up && v != l; v = t->parent[v])
+    for (int v = b; v != l; v = t->parent[v], hops++)
         plan->link_down[v] += bytes;
-    return (t->depth[a] + t->depth[b] - 2 * t->depth[l]) * bytes;
+    return hops * bytes;
 }
 
 /* Shuffle traffic of FD j: per-sender bytes summed by host first, so the tree

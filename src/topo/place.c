@@ -7,12 +7,6 @@
 
 #define PLACE_FORM "block, cyclic or scatter:seed=S"
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 /* Draw @p need hosts at random from the candidates, returned in cluster
  * order: a fragmented allocation as a busy scheduler hands out. */
 static int scatter_hosts(const int *cand, int ncand, int need, uint64_t seed, int *out)
