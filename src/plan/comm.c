@@ -91,13 +91,15 @@ static void add_region(int64_t off, int64_t end, int64_t bytes, void *ctx)
     }
 }
 
-/* Accumulates rank's row; touched lists its FDs in increasing order. */
-static void row_compute(struct row_acc *ra, int rank)
+/* Accumulates rank's row; touched lists its FDs, in increasing order when
+ * sorted is set. C's columns fill in rank order whatever a row's order, so
+ * only a row handed out as such (comm_row_build) is sorted. */
+static void row_compute(struct row_acc *ra, int rank, bool sorted)
 {
     ra->rank = rank;
     pattern_regions(ra->pat, rank, add_region, ra);
     /* contiguous FDs are met in file order; a striped FD recurs */
-    if (ra->part->striped)
+    if (sorted && ra->part->striped)
         qsort(ra->touched, (size_t)ra->ntouched, sizeof(int), cmp_int);
 }
 
@@ -175,7 +177,7 @@ int comm_build(const struct tacio_pattern *pat, const struct partition *part, st
     if (!rc)
         rc = comm_alloc(c, pat->nprocs, part->n);
     for (int i = 0; !rc && i < c->p; i++) { /* pass 1: count per FD */
-        row_compute(&ra, i);
+        row_compute(&ra, i, false);
         for (int k = 0; k < ra.ntouched; k++)
             c->col_ptr[ra.touched[k] + 1]++;
         row_clear(&ra);
@@ -188,7 +190,7 @@ int comm_build(const struct tacio_pattern *pat, const struct partition *part, st
     if (!rc)
         memcpy(fill, c->col_ptr, sizeof(int64_t) * (size_t)c->a);
     for (int i = 0; !rc && i < c->p; i++) { /* pass 2: store */
-        row_compute(&ra, i);
+        row_compute(&ra, i, false);
         for (int k = 0; k < ra.ntouched; k++)
             comm_put(c, fill, i, ra.touched[k], ra.acc[ra.touched[k]]);
         row_clear(&ra);
@@ -209,7 +211,7 @@ int comm_row_build(const struct tacio_pattern *pat, int rank, const struct parti
     struct row_acc ra;
     int rc = row_acc_init(&ra, pat, part);
     if (!rc) {
-        row_compute(&ra, rank);
+        row_compute(&ra, rank, true);
         out->col = malloc(sizeof(int) * (size_t)(ra.ntouched + 1));
         out->val = malloc(sizeof(int64_t) * (size_t)(ra.ntouched + 1));
         if (!out->col || !out->val)

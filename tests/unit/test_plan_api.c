@@ -95,18 +95,32 @@ static void costs(tacio_plan_t p, tacio_topo_t topo, const struct tacio_plan_met
     CHECK_EQ(tacio_plan_get_link(p, tacio_plan_get_nlinks(p), &l), TACIO_EINVAL);
 }
 
-/* Tsujita orders each FD's senders; every rank holding bytes of an FD is
- * listed once. romio does not order. */
-static void order(tacio_plan_t tsujita, tacio_plan_t romio)
+/* Tsujita orders each FD's senders: every rank holding bytes of an FD is
+ * listed once, hosts in rotation from the aggregator's (hosts numbered by
+ * their first rank), ranks in order inside a host. romio does not order. */
+static void order(tacio_plan_t tsujita, tacio_plan_t romio, tacio_topo_t topo)
 {
     const int *s;
     int64_t total = 0;
+    int pos[8], host_pos[64], nh = 0;
+    for (int h = 0; h < 64; h++)
+        host_pos[h] = -1;
+    for (int r = 0; r < 8; r++) {
+        int h = tacio_topo_get_rank_host(topo, r);
+        pos[r] = host_pos[h] >= 0 ? host_pos[h] : (host_pos[h] = nh++);
+    }
     for (int j = 0; j < tacio_plan_get_nfds(tsujita); j++) {
         int64_t n = tacio_plan_get_order(tsujita, j, &s);
+        struct tacio_fd_info fd;
+        tacio_plan_get_fd(tsujita, j, &fd);
         bool seen[8] = {false};
+        int64_t prev = -1;
         for (int64_t k = 0; k < n; k++) {
             CHECK(s[k] >= 0 && s[k] < 8 && !seen[s[k]]);
             seen[s[k] & 7] = true;
+            int64_t key = (int64_t)((pos[s[k] & 7] - pos[fd.aggregator] + nh) % nh) * 8 + s[k];
+            CHECK(key > prev);
+            prev = key;
         }
         total += n;
     }
@@ -128,7 +142,7 @@ int main(void)
     CHECK_EQ(tacio_plan_get_nprocs(p), 8);
     fds(p, &m);
     costs(p, topo, &m);
-    order(p, r);
+    order(p, r, topo);
     /* the plan keeps its link names after the topology is gone */
     struct tacio_link_info l;
     tacio_plan_get_link(p, 0, &l);
