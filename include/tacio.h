@@ -51,6 +51,8 @@ struct tacio_stats {
                                     automatic and every rank's pieces at least tacio_ind_min_piece) */
     int pipelined;             /**< 1: each window's file I/O overlapped the next round's exchange
                                     (tacio_pipeline) */
+    int node_aggregated;       /**< 1: some host's ranks handed their data to the host's leader
+                                    first (tacio_node_aggregation) */
 };
 
 TACIO_API int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,

@@ -420,7 +420,7 @@ static int fault_locked(const char *op, int rank)
 {
     static int calls[8];
     static char armed[64]; /* the spec the counts belong to: a new one restarts them */
-    static const char *const ops[] = {"pwrite", "pread", "open", NULL};
+    static const char *const ops[] = {"pwrite", "pread", "open", "nodeagg", NULL};
     const char *env = getenv("TACIO_FAULT");
     if (!env)
         return 0;

@@ -69,6 +69,7 @@ static void record_stats(struct call *c, int64_t offset)
     s->peak_buffer_bytes = c->staged_peak;
     s->independent = c->independent;
     s->pipelined = c->pipelined;
+    s->node_aggregated = (int)c->node_aggregated;
     s->bytes = c->independent ? c->indep_bytes : 0;
     if (c->plan) {
         const struct metrics *m = &c->plan->m;
@@ -89,13 +90,13 @@ static void record_stats(struct call *c, int64_t offset)
                 "\"shuffle_bytes\":%lld,\"offnode_bytes\":%lld,\"hop_bytes\":%lld,"
                 "\"max_link_load\":%lld,\"naggs\":%d,\"rounds\":%lld,\"steps\":%d,\"buffer_bytes\":"
                 "%lld,\"meta_bytes\":%lld,\"peak_buffer_bytes\":%lld,\"independent\":%d,"
-                "\"pipelined\":%d}\n",
+                "\"pipelined\":%d,\"node_aggregated\":%d}\n",
                 s->op, s->strategy, c->f->nprocs, s->st1_access, s->st2_plan, s->st3_route,
                 s->st4_shuffle, s->st5_io, s->total, (long long)s->bytes,
                 (long long)s->shuffle_bytes, (long long)s->offnode_bytes, (long long)s->hop_bytes,
                 (long long)s->max_link_load, s->naggs, (long long)s->rounds, s->steps,
                 (long long)s->buffer_bytes, (long long)s->meta_bytes,
-                (long long)s->peak_buffer_bytes, s->independent, s->pipelined);
+                (long long)s->peak_buffer_bytes, s->independent, s->pipelined, s->node_aggregated);
         fclose(out);
     }
 }
@@ -121,10 +122,11 @@ static int64_t flat_bytes(const struct flat *f)
 /* The most metadata and staged data any rank held (stats). */
 static void reduce_peaks(struct call *c)
 {
-    int64_t mine[2] = {c->meta_peak, c->staged_peak}, most[2];
-    MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, c->f->comm);
+    int64_t mine[3] = {c->meta_peak, c->staged_peak, c->node_aggregated}, most[3];
+    MPI_Allreduce(mine, most, 3, MPI_INT64_T, MPI_MAX, c->f->comm);
     c->meta_peak = most[0];
     c->staged_peak = most[1];
+    c->node_aggregated = most[2];
 }
 
 int exec_collective(struct tacio_file *f, int64_t offset, void *buf, int64_t count,
@@ -136,12 +138,18 @@ int exec_collective(struct tacio_file *f, int64_t offset, void *buf, int64_t cou
     meta_add(&c, flat_bytes(c.v.ft) + flat_bytes(c.mt));
     c.t[1] = clock_seconds() - t0;
     double t1 = clock_seconds();
+    local = coll_node_begin(&c, local);
+    c.t[4] += clock_seconds() - t1; /* handing data to the host's leader is shuffle */
+    t1 = clock_seconds();
     int rc = coll_plan(&c, local);
     c.t[2] = clock_seconds() - t1;
     if (!rc && c.has_rounds)
         rc = coll_rounds(&c);
     else if (!rc && c.independent)
         rc = coll_independent(&c);
+    double t2 = clock_seconds();
+    rc = coll_node_end(&c, rc);
+    c.t[4] += clock_seconds() - t2;
     c.t[0] = clock_seconds() - t0;
     if (!rc) {
         if (!c.peaks_agreed)

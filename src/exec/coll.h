@@ -23,6 +23,35 @@ struct link {
     int64_t *np, *bytes;
 };
 
+/* Intra-node aggregation's state for one call (nodeagg.c). */
+struct hpiece;
+struct nodeagg {
+    MPI_Comm comm; /* the host's ranks (f->host_comm) */
+    int hrank, hsize;
+    bool active; /* this call runs the host's access on its leader */
+    /* the rank's own access, put back after the collective */
+    struct view v;
+    int64_t s0, n;
+    const struct flat *mt;
+    char *buf;
+    /* its pieces as (offset, length) pairs, and its stream as one run of
+     * memory: in the user's buffer, or in copy */
+    int64_t *pairs;
+    int64_t npieces, cap;
+    char *stream, *copy;
+    /* per rank of the host (every rank knows them): pair and byte counts and
+     * where they start in the leader's arrays */
+    int *npairs, *pair_displs, *nbytes, *byte_displs;
+    int64_t total_pieces, total_bytes;
+    /* the leader: the host's pieces sorted by offset, its streams in rank
+     * order (packed) and in file order (staged: the buffer it brings to the
+     * collective), and the view and memory type over them */
+    int64_t *all_pairs;
+    struct hpiece *pieces;
+    char *packed, *staged;
+    struct flat *view_ft, *mem_ft;
+};
+
 struct call {
     struct tacio_file *f;
     bool is_write;
@@ -54,7 +83,9 @@ struct call {
     int nout, nin;
     /* metadata and staged data held, now and at most (stats) */
     int64_t meta, meta_peak, staged, staged_peak;
-    bool peaks_agreed; /* the last round's agreement took the maxima */
+    bool peaks_agreed;       /* the last round's agreement took the maxima */
+    int64_t node_aggregated; /* this rank led its host's access (stats: any rank) */
+    struct nodeagg node;
     double t[6];
 };
 
@@ -69,6 +100,14 @@ static inline void staged_add(struct call *c, int64_t bytes)
     c->staged += bytes;
     c->staged_peak = max64(c->staged_peak, c->staged);
 }
+
+/* Intra-node aggregation (hint tacio_node_aggregation), around st2-st5:
+ * begin hands this rank's access to its host's leader (writes: and the
+ * data), end puts it back (reads: with the data). local: this rank's st1
+ * result; both return this rank's result, agreed later by coll_plan (begin)
+ * or already agreed (end's rc). */
+int coll_node_begin(struct call *c, int local);
+int coll_node_end(struct call *c, int rc);
 
 /* st2: the plan, the same on every rank (no rounds: nobody accesses a
  * byte). local: this rank's st1 result. Returns 0, or a failure agreed by

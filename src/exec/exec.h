@@ -12,6 +12,7 @@
 
 struct tacio_file {
     MPI_Comm comm;
+    MPI_Comm host_comm; /* the ranks of this rank's (virtual) host */
     int rank, nprocs;
     int fd;
     char *path;

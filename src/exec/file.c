@@ -94,6 +94,8 @@ static void file_free(struct tacio_file *f)
     flat_free(f->ft_owned);
     tacio_hints_free(f->hints);
     tacio_topo_free(f->topo);
+    if (f->host_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&f->host_comm);
     if (f->comm != MPI_COMM_NULL)
         MPI_Comm_free(&f->comm);
     free(f->path);
@@ -179,6 +181,7 @@ int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, t
     if (f) {
         f->fd = -1;
         f->etype = f->filetype = MPI_DATATYPE_NULL;
+        f->host_comm = MPI_COMM_NULL;
         MPI_Comm_dup(comm, &f->comm);
         MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
         MPI_Comm_rank(comm, &f->rank);
@@ -196,6 +199,8 @@ int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, t
     int rc = exec_agree(c, local);
     if (!rc)
         rc = exec_agree(c, exec_topology(c, f->hints, &f->topo));
+    if (!rc) /* intra-node aggregation's communicator: ranks by (virtual) host */
+        rc = MPI_Comm_split(c, f->topo->rank_host[f->rank], f->rank, &f->host_comm);
     if (!rc)
         rc = open_posix(f, 0);
     if (!rc)

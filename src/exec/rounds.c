@@ -816,10 +816,11 @@ static int round_agree(struct call *c, bool last, int local)
 {
     if (!last)
         return exec_agree(c->f->comm, local);
-    int64_t peaks[2] = {c->meta_peak, c->staged_peak};
-    int rc = exec_agree_max(c->f->comm, local, peaks, 2);
+    int64_t peaks[3] = {c->meta_peak, c->staged_peak, c->node_aggregated};
+    int rc = exec_agree_max(c->f->comm, local, peaks, 3);
     c->meta_peak = peaks[0];
     c->staged_peak = peaks[1];
+    c->node_aggregated = peaks[2];
     c->peaks_agreed = true;
     return rc;
 }

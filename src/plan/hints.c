@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum hint_kind { H_SIZE, H_DOUBLE, H_STRATEGY, H_SOLVER, H_CB, H_TEXT, H_CONFIG_LIST };
+enum hint_kind { H_SIZE, H_DOUBLE, H_STRATEGY, H_SOLVER, H_CB, H_AUTO, H_TEXT, H_CONFIG_LIST };
 
 struct hint_def {
     const char *key;
@@ -44,6 +44,8 @@ static const struct hint_def table[] = {
     {"tacio_mem_per_node", H_SIZE, FIELD(mem_per_node), 1, NULL},
     {"tacio_ind_min_piece", H_SIZE, FIELD(ind_min_piece), 1, "256k"},
     {"tacio_pipeline", H_CB, FIELD(pipeline), 0, "automatic"},
+    {"tacio_node_aggregation", H_AUTO, FIELD(node_aggregation), 0, "auto"},
+    {"tacio_node_agg_piece", H_SIZE, FIELD(node_agg_piece), 1, "4k"},
 };
 #define NHINTS (sizeof table / sizeof *table)
 
@@ -144,6 +146,9 @@ static int set_value(const struct hint_def *d, const char *value, struct tacio_h
     case H_CB:
         return set_choice(d, value, field,
                           (const char *const[]){"enable", "disable", "automatic", NULL});
+    case H_AUTO:
+        return set_choice(d, value, field,
+                          (const char *const[]){"enable", "disable", "auto", NULL});
     case H_SOLVER:
         return set_choice(d, value, field, (const char *const[]){"auto", "flow", "dense", NULL});
     case H_CONFIG_LIST:

@@ -26,6 +26,11 @@ struct tacio_hints {
     /* tacio_pipeline: enable, disable, automatic (pipelined when an FD
      * needs more than one round) */
     char pipeline[12];
+    /* tacio_node_aggregation: enable, disable, auto (a host's ranks hand
+     * their access to its leader when their pieces average under
+     * node_agg_piece bytes) */
+    char node_aggregation[8];
+    int64_t node_agg_piece;
     int64_t striping_unit; /* 0: unset */
     int64_t striping_factor;
     char strategy[32];

@@ -316,6 +316,11 @@ static void run_op(const struct engine_case *ec, const struct image *im, enum op
         check_that(rc || all_last == 0 || stats.pipelined == piped,
                    "stats: pipelined=%d over %lld rounds, expected %d", stats.pipelined,
                    (long long)stats.rounds, piped);
+        /* virtual hosts of 2: a host of two gathers to its leader when
+         * asked; auto (the default) leaves virtual hosts alone */
+        int gathered = ec->node_aggregated && p > 1 && all_last > 0;
+        check_that(rc || stats.node_aggregated == gathered,
+                   "stats: node_aggregated=%d, expected %d", stats.node_aggregated, gathered);
         MPI_Offset pos;
         tacio_file_get_position(fh, &pos);
         check_that(pos == (op == WRITE_ALL || op == READ_ALL ? im->mine : 0),

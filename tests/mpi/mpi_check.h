@@ -18,6 +18,7 @@ struct engine_case {
     bool last_rank_empty; /* the last rank (of several) accesses no byte */
     bool independent;     /* extra_hints make the calls independent I/O */
     bool unpipelined;     /* extra_hints say tacio_pipeline=disable */
+    bool node_aggregated; /* extra_hints enable intra-node aggregation */
     int (*make_type)(int rank, int p, MPI_Datatype *ft, MPI_Offset *disp);
 };
 

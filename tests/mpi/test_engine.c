@@ -154,18 +154,25 @@ static const struct pcase cases[] = {
 /* The same case under other hints (the plain case runs every strategy). */
 struct variant {
     const char *strategy, *hints;
-    bool independent, unpipelined;
+    bool independent, unpipelined, node_aggregated;
 };
 
 static const struct variant variants[] = {
     /* independent I/O: collective buffering disabled (ROMIO's
      * romio_cb_write/read), and automatic with every piece "large" */
-    {"romio", "romio_cb_write=disable,romio_cb_read=disable", true, false},
-    {"romio", "tacio_ind_min_piece=1", true, false},
+    {"romio", "romio_cb_write=disable,romio_cb_read=disable", true, false, false},
+    {"romio", "tacio_ind_min_piece=1", true, false, false},
     /* each window's I/O inside its round (rounds are pipelined whenever an
      * FD needs more than one), also with Tsujita's ordered steps */
-    {"romio", "tacio_pipeline=disable", false, true},
-    {"tsujita", "tacio_pipeline=disable", false, true},
+    {"romio", "tacio_pipeline=disable", false, true, false},
+    {"tsujita", "tacio_pipeline=disable", false, true, false},
+    /* intra-node aggregation: each virtual host's leader runs the host's
+     * access (also with ordered steps, and as independent I/O) */
+    {"romio", "tacio_node_aggregation=enable", false, false, true},
+    {"tatp", "tacio_node_aggregation=enable", false, false, true},
+    {"tsujita", "tacio_node_aggregation=enable", false, false, true},
+    {"romio", "tacio_node_aggregation=enable,romio_cb_write=disable,romio_cb_read=disable", true,
+     false, true},
 };
 
 static void run_variants(const struct engine_case *ec)
@@ -176,8 +183,51 @@ static void run_variants(const struct engine_case *ec)
         v.extra_hints = variants[i].hints;
         v.independent = variants[i].independent;
         v.unpipelined = variants[i].unpipelined;
+        v.node_aggregated = variants[i].node_aggregated;
         run_engine_case(&v);
     }
+}
+
+/* Every rank reads the same header (ranks' pieces overlap) with intra-node
+ * aggregation asked for: a host keeps its ranks' own accesses then, and
+ * each rank gets the header; a disjoint tail per rank still gathers. */
+static void shared_header_read(const char *dir, int p)
+{
+    enum { HEADER = 1000, TAIL = 300 };
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char path[512];
+    snprintf(path, sizeof path, "%s/engine_header_%d.dat", dir, p);
+    int64_t size = HEADER + (int64_t)TAIL * p;
+    unsigned char *img = malloc((size_t)size), *got = malloc(HEADER + TAIL);
+    for (int64_t x = 0; x < size; x++)
+        img[x] = prefill_of(x);
+    if (rank == 0)
+        check_that(posix_write_file(path, img, size) == 0, "cannot prepare %s", path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Info info = make_info("romio", "tacio_node_aggregation=enable");
+    tacio_file_t fh;
+    int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh);
+    for (int tail = 0; tail < 2 && rc == MPI_SUCCESS; tail++) {
+        MPI_Offset off = tail ? HEADER + (MPI_Offset)TAIL * rank : 0;
+        int n = tail ? TAIL : HEADER;
+        memset(got, 0, HEADER + TAIL);
+        rc = tacio_file_read_at_all(fh, off, got, n, MPI_BYTE, MPI_STATUS_IGNORE);
+        struct tacio_stats st;
+        tacio_file_get_stats(fh, &st);
+        check_that(rc == MPI_SUCCESS && !memcmp(got, img + off, (size_t)n),
+                   "p=%d shared header: the %s read returned wrong bytes", p,
+                   tail ? "tail" : "header");
+        int gathered = tail && p > 1; /* the header's pieces overlap */
+        check_that(st.node_aggregated == gathered, "p=%d %s read: node_aggregated=%d, expected %d",
+                   p, tail ? "tail" : "header", st.node_aggregated, gathered);
+    }
+    check_that(rc == MPI_SUCCESS, "p=%d shared header: open or read failed (%d)", p, rc);
+    if (rc == MPI_SUCCESS)
+        tacio_file_close(&fh);
+    MPI_Info_free(&info);
+    free(img);
+    free(got);
 }
 
 int main(int argc, char **argv)
@@ -219,5 +269,6 @@ int main(int argc, char **argv)
     }
     free(copy);
     run_variants(&holes);
+    shared_header_read(dir, p);
     return finish("test_engine");
 }

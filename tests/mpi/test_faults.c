@@ -265,6 +265,13 @@ int main(int argc, char **argv)
     /* windows wider than the 1072-byte holes: the read of a read-modify-write */
     injected("pread:0:1:61", true, MPI_ERR_IO, "pread", "cb_buffer_size=64k");
     injected(p > 1 ? "open:1:1:13" : "open:0:1:13", true, MPI_ERR_ACCESS, "open", NULL);
+    /* intra-node aggregation: the host's leader fails before anything
+     * moves; the aggregator's I/O fails with the host's data on the leader */
+    const char *nodeagg = "tacio_node_aggregation=enable";
+    if (p > 1) /* a host of one rank does not gather */
+        injected("nodeagg:0:1:12", true, MPI_ERR_NO_MEM, "leader", nodeagg);
+    injected("pwrite:0:2:5", true, MPI_ERR_IO, "pwrite", nodeagg);
+    injected("pread:0:2:5", false, MPI_ERR_IO, "pread", nodeagg);
     bad_hint("tacio_strategy", "best", MPI_ERR_ARG, "best");
     bad_hint("cb_buffer_size", "0", MPI_ERR_ARG, "cb_buffer_size");
     bad_hint("cb_nodes", "many", MPI_ERR_ARG, "cb_nodes");

@@ -1,0 +1,320 @@
+/* Intra-node aggregation (hint tacio_node_aggregation): before the plan, the
+ * ranks of a host hand their access to the host's leader (its lowest rank),
+ * which takes part in the collective as one rank holding all of the host's
+ * pieces in file order; the others take part with an empty access. A write
+ * ships the data to the leader before the collective; a read ships it back
+ * after. Between hosts, one rank per host then sends fewer, larger messages:
+ * the two-layer aggregation of TAM and of PnetCDF's intra-node aggregation.
+ *
+ * Inside a host the leader gathers (offset, length) pairs first and checks
+ * that no two ranks' pieces overlap; a host whose pieces overlap (reads of a
+ * shared header, say), or that holds more than an MPI count can carry, keeps
+ * the ranks' own accesses. Every buffer the read needs back is allocated
+ * before the collective, so nothing after it can fail but MPI itself. */
+#include "coll.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* One piece of a rank's access: where it lies in the file and where its
+ * bytes sit in the host's concatenated streams (rank order). */
+struct hpiece {
+    int64_t off, len, packed;
+};
+
+static int pair_add(int64_t off, int64_t len, int64_t spos, void *ctx)
+{
+    (void)spos; /* pieces come in stream order: positions follow from lengths */
+    struct nodeagg *a = ctx;
+    if (a->npieces == a->cap) {
+        int64_t cap = a->cap ? 2 * a->cap : 64;
+        int64_t *p = realloc(a->pairs, sizeof(int64_t) * 2 * (size_t)cap);
+        if (!p)
+            return exec_fail_class(MPI_ERR_NO_MEM, "out of memory listing the access's pieces");
+        a->pairs = p;
+        a->cap = cap;
+    }
+    a->pairs[2 * a->npieces] = off;
+    a->pairs[2 * a->npieces + 1] = len;
+    a->npieces++;
+    return 0;
+}
+
+/* This rank's pieces, and its stream as one run of memory. */
+static int local_part(struct call *c, struct nodeagg *a)
+{
+    int rc = coll_walk_access(c, pair_add, a);
+    a->stream = flat_run(a->mt, a->buf, 0, a->n);
+    if (!rc && !a->stream && a->n > 0 && !(a->stream = a->copy = malloc((size_t)a->n)))
+        rc = exec_fail_class(MPI_ERR_NO_MEM, "out of memory packing %lld bytes", (long long)a->n);
+    return rc;
+}
+
+/* Every rank's (failed, pieces, bytes): the host's counts, on every rank. */
+static int share_counts(struct nodeagg *a, bool failed, bool *any_failed)
+{
+    int64_t mine[3] = {failed, a->npieces, a->n};
+    int64_t *all = malloc(sizeof(int64_t) * 3 * (size_t)a->hsize);
+    a->npairs = malloc(sizeof(int) * 4 * (size_t)a->hsize);
+    int ok = all && a->npairs, all_ok;
+    /* agreed first: a rank without room for the counts must not be left
+     * out of the allgather the others enter */
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
+    if (!all_ok) {
+        free(all);
+        return exec_fail_class(MPI_ERR_NO_MEM, "out of memory sharing the host's counts");
+    }
+    MPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, a->comm);
+    a->pair_displs = a->npairs + a->hsize;
+    a->nbytes = a->npairs + 2 * a->hsize;
+    a->byte_displs = a->npairs + 3 * a->hsize;
+    *any_failed = false;
+    int64_t pairs = 0, bytes = 0;
+    for (int r = 0; r < a->hsize; r++) {
+        *any_failed |= all[3 * r] != 0;
+        pairs += 2 * all[3 * r + 1];
+        bytes += all[3 * r + 2];
+    }
+    a->total_pieces = pairs / 2;
+    a->total_bytes = bytes;
+    if (pairs <= INT_MAX && bytes <= INT_MAX) /* else wanted() says no */
+        for (int r = 0; r < a->hsize; r++) {
+            a->npairs[r] = (int)(2 * all[3 * r + 1]);
+            a->nbytes[r] = (int)all[3 * r + 2];
+            a->pair_displs[r] = r ? a->pair_displs[r - 1] + a->npairs[r - 1] : 0;
+            a->byte_displs[r] = r ? a->byte_displs[r - 1] + a->nbytes[r - 1] : 0;
+        }
+    free(all);
+    return 0;
+}
+
+/* Whether the hint lets this call try at all. auto leaves alone what
+ * cannot gain: one host (no network to spare), or virtual hosts
+ * (tacio_ranks_per_node), whose "network" is the same shared memory the
+ * gathering would copy through. */
+static bool may_try(const struct tacio_file *f)
+{
+    const char *mode = f->hints->node_aggregation;
+    if (!strcmp(mode, "disable"))
+        return false;
+    return !strcmp(mode, "enable") || (f->hints->ranks_per_node == 0 && f->topo->nused_hosts > 1);
+}
+
+/* enable, or auto and the host's pieces average under node_agg_piece bytes,
+ * so a host's ranks would send many small messages to the aggregators
+ * (README "Intra-node aggregation"); never past what an MPI count carries. */
+static bool wanted(const struct call *c, const struct nodeagg *a)
+{
+    if (a->hsize == 1 || a->total_pieces == 0 || a->total_bytes > INT_MAX ||
+        2 * a->total_pieces > INT_MAX)
+        return false;
+    if (!strcmp(c->f->hints->node_aggregation, "enable"))
+        return true;
+    return a->total_bytes / a->total_pieces < c->f->hints->node_agg_piece;
+}
+
+static int cmp_hpiece(const void *x, const void *y)
+{
+    const struct hpiece *a = x, *b = y;
+    return (a->off > b->off) - (a->off < b->off);
+}
+
+/* The leader's buffers, sized from the counts; 0 or a failure (the fault
+ * tests inject one here: TACIO_FAULT=nodeagg:RANK:NTH). */
+static int leader_alloc(struct nodeagg *a, int rank)
+{
+    size_t np = (size_t)a->total_pieces, nb = (size_t)a->total_bytes;
+    int err = exec_fault("nodeagg", rank);
+    if (err)
+        return exec_fail_errno(err, "the host's leader, allocating for %lld bytes", (long long)nb);
+    a->all_pairs = malloc(sizeof(int64_t) * 2 * np);
+    a->pieces = malloc(sizeof *a->pieces * np);
+    a->packed = malloc(nb);
+    a->staged = malloc(nb);
+    if (!a->all_pairs || !a->pieces || !a->packed || !a->staged)
+        return exec_fail_class(MPI_ERR_NO_MEM,
+                               "out of memory for the host's %lld pieces, %lld bytes",
+                               (long long)np, (long long)nb);
+    return 0;
+}
+
+/* The leader: everybody's pieces sorted by offset; 1 when two overlap. */
+static int leader_sort(struct nodeagg *a)
+{
+    int64_t k = 0;
+    for (int r = 0; r < a->hsize; r++) {
+        int64_t pos = a->byte_displs[r];
+        for (int i = 0; i < a->npairs[r]; i += 2, k++) {
+            const int64_t *pr = a->all_pairs + a->pair_displs[r] + i;
+            a->pieces[k] = (struct hpiece){pr[0], pr[1], pos};
+            pos += pr[1];
+        }
+    }
+    qsort(a->pieces, (size_t)k, sizeof *a->pieces, cmp_hpiece);
+    for (int64_t i = 1; i < k; i++)
+        if (a->pieces[i].off < a->pieces[i - 1].off + a->pieces[i - 1].len)
+            return 1;
+    return 0;
+}
+
+/* The leader's access: the sorted pieces as a one-tile view, its memory one
+ * contiguous run. */
+static int leader_access(struct nodeagg *a)
+{
+    struct flat_builder fb = {0}, mb = {0};
+    int rc = 0;
+    for (int64_t i = 0; !rc && i < a->total_pieces; i++)
+        rc = flat_append(&fb, a->pieces[i].off, a->pieces[i].len);
+    const struct hpiece *last = &a->pieces[a->total_pieces - 1];
+    if (!rc)
+        rc = flat_finish(&fb, 0, last->off + last->len, &a->view_ft);
+    if (!rc)
+        rc = flat_append(&mb, 0, a->total_bytes);
+    if (!rc)
+        rc = flat_finish(&mb, 0, a->total_bytes, &a->mem_ft);
+    if (rc) { /* a builder that failed still holds its arrays */
+        free(fb.f.off), free(fb.f.len), free(mb.f.off), free(mb.f.len);
+        return exec_fail_class(MPI_ERR_NO_MEM, "out of memory building the host's view");
+    }
+    return 0;
+}
+
+/* packed (rank order) <-> staged (file order), piece by piece. */
+static void restage(struct nodeagg *a, bool to_file_order)
+{
+    int64_t pos = 0;
+    for (int64_t i = 0; i < a->total_pieces; i++) {
+        const struct hpiece *p = &a->pieces[i];
+        if (to_file_order)
+            memcpy(a->staged + pos, a->packed + p->packed, (size_t)p->len);
+        else
+            memcpy(a->packed + p->packed, a->staged + pos, (size_t)p->len);
+        pos += p->len;
+    }
+}
+
+enum verdict { GO, KEEP_OWN, LEADER_FAILED };
+
+/* The leader allocates (and says whether it could), gathers the pieces and
+ * decides; every rank of the host learns the verdict. */
+static enum verdict gather_pieces(struct nodeagg *a, int rank, int *rc)
+{
+    int v = GO;
+    if (a->hrank == 0 && (*rc = leader_alloc(a, rank)))
+        v = LEADER_FAILED;
+    MPI_Bcast(&v, 1, MPI_INT, 0, a->comm);
+    if (v != GO)
+        return (enum verdict)v;
+    static int64_t none;
+    MPI_Gatherv(a->pairs ? a->pairs : &none, (int)(2 * a->npieces), MPI_INT64_T, a->all_pairs,
+                a->npairs, a->pair_displs, MPI_INT64_T, 0, a->comm);
+    if (a->hrank == 0) {
+        v = leader_sort(a) ? KEEP_OWN : GO;
+        if (v == GO && (*rc = leader_access(a)))
+            v = LEADER_FAILED;
+    }
+    MPI_Bcast(&v, 1, MPI_INT, 0, a->comm);
+    return (enum verdict)v;
+}
+
+/* The call now runs the host's access on the leader, nothing elsewhere. */
+static void swap_in(struct call *c, struct nodeagg *a)
+{
+    if (a->hrank == 0) {
+        c->v = (struct view){0, a->view_ft};
+        c->s0 = 0;
+        c->n = a->total_bytes;
+        c->mt = a->mem_ft;
+        c->buf = a->staged;
+    } else
+        c->n = 0;
+}
+
+static void swap_out(struct call *c, struct nodeagg *a)
+{
+    c->v = a->v;
+    c->s0 = a->s0;
+    c->n = a->n;
+    c->mt = a->mt;
+    c->buf = a->buf;
+}
+
+/* Writes: the data, to the leader, then into file order. */
+static void ship_data(struct nodeagg *a)
+{
+    if (a->copy)
+        flat_gather(a->mt, a->buf, 0, a->n, a->copy);
+    static char none;
+    MPI_Gatherv(a->stream ? a->stream : &none, (int)a->n, MPI_BYTE, a->packed, a->nbytes,
+                a->byte_displs, MPI_BYTE, 0, a->comm);
+    if (a->hrank == 0)
+        restage(a, true);
+}
+
+static void nodeagg_free(struct nodeagg *a)
+{
+    free(a->pairs);
+    free(a->copy);
+    free(a->npairs);
+    free(a->all_pairs);
+    free(a->pieces);
+    free(a->packed);
+    free(a->staged);
+    flat_free(a->view_ft);
+    flat_free(a->mem_ft);
+    memset(a, 0, sizeof *a);
+}
+
+int coll_node_begin(struct call *c, int local)
+{
+    if (!may_try(c->f))
+        return local;
+    struct nodeagg *a = &c->node;
+    *a = (struct nodeagg){
+        .comm = c->f->host_comm, .v = c->v, .s0 = c->s0, .n = c->n, .mt = c->mt, .buf = c->buf};
+    MPI_Comm_rank(a->comm, &a->hrank);
+    MPI_Comm_size(a->comm, &a->hsize);
+    int rc = local ? local : local_part(c, a);
+    bool any_failed = true;
+    int shared = share_counts(a, rc != 0, &any_failed);
+    rc = rc ? rc : shared;
+    if (rc || any_failed || !wanted(c, a)) { /* a failure is agreed in coll_plan */
+        nodeagg_free(a);
+        return rc;
+    }
+    enum verdict v = gather_pieces(a, c->f->rank, &rc);
+    if (v == LEADER_FAILED && !rc)
+        rc = exec_fail_class(MPI_ERR_OTHER, "the host's leader failed to gather its pieces");
+    if (v != GO) {
+        nodeagg_free(a);
+        return rc;
+    }
+    if (c->is_write)
+        ship_data(a);
+    a->active = true;
+    swap_in(c, a);
+    if (a->hrank == 0) {
+        c->node_aggregated = 1;
+        staged_add(c, 2 * a->total_bytes);
+    }
+    return 0;
+}
+
+int coll_node_end(struct call *c, int rc)
+{
+    struct nodeagg *a = &c->node;
+    if (!a->active)
+        return rc;
+    swap_out(c, a);
+    if (!rc && !c->is_write) { /* the collective's result is agreed: all go on or none */
+        if (a->hrank == 0)
+            restage(a, false);
+        static char none;
+        MPI_Scatterv(a->packed, a->nbytes, a->byte_displs, MPI_BYTE, a->stream ? a->stream : &none,
+                     (int)a->n, MPI_BYTE, 0, a->comm);
+        if (a->copy)
+            flat_scatter(a->mt, a->buf, 0, a->n, a->copy);
+    }
+    nodeagg_free(a);
+    return rc;
+}
