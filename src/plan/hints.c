@@ -45,7 +45,8 @@ static const struct hint_def table[] = {
     {"tacio_ind_min_piece", H_SIZE, FIELD(ind_min_piece), 1, "256k"},
     {"tacio_pipeline", H_CB, FIELD(pipeline), 0, "automatic"},
     {"tacio_node_aggregation", H_AUTO, FIELD(node_aggregation), 0, "auto"},
-    {"tacio_node_agg_piece", H_SIZE, FIELD(node_agg_piece), 1, "4k"},
+    /* 0: auto never gathers; nothing measured here paid (README) */
+    {"tacio_node_agg_piece", H_SIZE, FIELD(node_agg_piece), 0, "0"},
 };
 #define NHINTS (sizeof table / sizeof *table)
 

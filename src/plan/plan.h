@@ -27,8 +27,8 @@ struct tacio_hints {
      * needs more than one round) */
     char pipeline[12];
     /* tacio_node_aggregation: enable, disable, auto (a host's ranks hand
-     * their access to its leader when their pieces average under
-     * node_agg_piece bytes) */
+     * their access to its leader when the job spans real hosts and their
+     * pieces average under node_agg_piece bytes; 0, the default: never) */
     char node_aggregation[8];
     int64_t node_agg_piece;
     int64_t striping_unit; /* 0: unset */
