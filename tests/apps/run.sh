@@ -6,6 +6,8 @@
 # (every element read back), tacio must serve collectives (TACIO_STATS), and
 # the file must equal the reference (h5diff; ncmpidiff and cmp).
 # usage: run.sh LAUNCHER openmpi|mpich SHIM DIR NP STRATEGY...
+# TACIO_EXTRA_HINTS=k=v,... adds hints to every tacio run (e.g.
+# tacio_node_aggregation=enable: ctest -R mpi.shim.apps with it set).
 set -u
 launcher=$1 kind=$2 shim=$3 dir=$4 np=$5
 shift 5
@@ -16,7 +18,7 @@ run() { # run NAME EXE FILE PRELOAD STRATEGY: sets $served
     local name=$1 exe=$2 file=$3 pre=$4 stats="$dir/apps_stats.json" out="$dir/apps_out.txt"
     local
     rm -f "$stats" "$file"
-    export TACIO_STATS=$stats TACIO_HINTS="tacio_strategy=$5,tacio_ranks_per_node=2"
+    export TACIO_STATS=$stats TACIO_HINTS="tacio_strategy=$5,tacio_ranks_per_node=2${TACIO_EXTRA_HINTS:+,$TACIO_EXTRA_HINTS}"
     preload_env "$kind" "$pre" TACIO_STATS TACIO_HINTS
     if timeout 300 "$launcher" "${env[@]}" -n "$np" "$exe" "$file" >"$out" 2>&1 &&
         grep -q "$name: [0-9]* passed, 0 failed" "$out"; then ok; else
