@@ -122,11 +122,10 @@ static int64_t flat_bytes(const struct flat *f)
 /* The most metadata and staged data any rank held (stats). */
 static void reduce_peaks(struct call *c)
 {
-    int64_t mine[3] = {c->meta_peak, c->staged_peak, c->node_aggregated}, most[3];
-    MPI_Allreduce(mine, most, 3, MPI_INT64_T, MPI_MAX, c->f->comm);
-    c->meta_peak = most[0];
-    c->staged_peak = most[1];
-    c->node_aggregated = most[2];
+    int64_t mine[NPEAKS], most[NPEAKS];
+    peaks_get(c, mine);
+    MPI_Allreduce(mine, most, NPEAKS, MPI_INT64_T, MPI_MAX, c->f->comm);
+    peaks_set(c, most);
 }
 
 int exec_collective(struct tacio_file *f, int64_t offset, void *buf, int64_t count,

@@ -95,6 +95,18 @@ static inline void meta_add(struct call *c, int64_t bytes)
     c->meta_peak = max64(c->meta_peak, c->meta);
 }
 
+/* The call's stats that are maxima over ranks, as the array the last
+ * agreement (or reduce_peaks) reduces with MPI_MAX. */
+enum { NPEAKS = 3 };
+static inline void peaks_get(const struct call *c, int64_t v[NPEAKS])
+{
+    v[0] = c->meta_peak, v[1] = c->staged_peak, v[2] = c->node_aggregated;
+}
+static inline void peaks_set(struct call *c, const int64_t v[NPEAKS])
+{
+    c->meta_peak = v[0], c->staged_peak = v[1], c->node_aggregated = v[2];
+}
+
 static inline void staged_add(struct call *c, int64_t bytes)
 {
     c->staged += bytes;

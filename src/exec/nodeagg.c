@@ -88,16 +88,18 @@ static int share_counts(struct nodeagg *a, bool failed, bool *any_failed)
     return 0;
 }
 
-/* Whether the hint lets this call try at all. auto leaves alone what
- * cannot gain: one host (no network to spare), or virtual hosts
- * (tacio_ranks_per_node), whose "network" is the same shared memory the
- * gathering would copy through. */
+/* Whether the hint lets this call try at all (the host's counts cost two
+ * collectives per call). auto leaves alone what cannot gain: no threshold
+ * (tacio_node_agg_piece 0, the default), one host (no network to spare), or
+ * virtual hosts (tacio_ranks_per_node), whose "network" is the same shared
+ * memory the gathering would copy through. */
 static bool may_try(const struct tacio_file *f)
 {
-    const char *mode = f->hints->node_aggregation;
-    if (!strcmp(mode, "disable"))
+    const struct tacio_hints *h = f->hints;
+    if (!strcmp(h->node_aggregation, "disable"))
         return false;
-    return !strcmp(mode, "enable") || (f->hints->ranks_per_node == 0 && f->topo->nused_hosts > 1);
+    return !strcmp(h->node_aggregation, "enable") ||
+           (h->node_agg_piece > 0 && h->ranks_per_node == 0 && f->topo->nused_hosts > 1);
 }
 
 /* enable, or auto and the host's pieces average under node_agg_piece bytes,

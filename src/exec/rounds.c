@@ -816,11 +816,10 @@ static int round_agree(struct call *c, bool last, int local)
 {
     if (!last)
         return exec_agree(c->f->comm, local);
-    int64_t peaks[3] = {c->meta_peak, c->staged_peak, c->node_aggregated};
-    int rc = exec_agree_max(c->f->comm, local, peaks, 3);
-    c->meta_peak = peaks[0];
-    c->staged_peak = peaks[1];
-    c->node_aggregated = peaks[2];
+    int64_t peaks[NPEAKS];
+    peaks_get(c, peaks);
+    int rc = exec_agree_max(c->f->comm, local, peaks, NPEAKS);
+    peaks_set(c, peaks);
     c->peaks_agreed = true;
     return rc;
 }
