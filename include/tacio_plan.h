@@ -56,7 +56,7 @@ typedef struct tacio_pattern *tacio_pattern_t;
 typedef struct tacio_hints *tacio_hints_t;
 typedef struct tacio_plan *tacio_plan_t;
 
-/** Parse a topology spec: tree:, fattree:, flat:, slurm:, dist:. */
+/** Parse a topology spec: tree:, fattree:, dragonfly:, flat:, slurm:, dist:. */
 TACIO_API int tacio_topo_parse(const char *spec, struct tacio_topo **out);
 TACIO_API void tacio_topo_free(struct tacio_topo *topo);
 
@@ -88,6 +88,25 @@ TACIO_API int tacio_topo_get_nused_hosts(const struct tacio_topo *topo);
 TACIO_API int tacio_topo_get_rank_host(const struct tacio_topo *topo, int rank);
 /** The rank count a dist: topology fixes (0 for the others). */
 TACIO_API int tacio_topo_get_fixed_nprocs(const struct tacio_topo *topo);
+
+/** The spec's kind: "tree", "fattree", "dragonfly", "flat", "slurm" or "dist". */
+TACIO_API const char *tacio_topo_get_kind(const struct tacio_topo *topo);
+/** Ranks a host takes (the spec's cores=). */
+TACIO_API int tacio_topo_get_cores(const struct tacio_topo *topo);
+/** Vertices of the tree (switches and hosts; 0 for dist: topologies). */
+TACIO_API int tacio_topo_get_nverts(const struct tacio_topo *topo);
+/** Hosts of the cluster, placed or not (0 for dist: topologies). */
+TACIO_API int tacio_topo_get_nhosts(const struct tacio_topo *topo);
+/** The tree vertex of host @p host, or -1 out of range. */
+TACIO_API int tacio_topo_get_host_vertex(const struct tacio_topo *topo, int host);
+struct tacio_vertex_info {
+    const char *name; /**< owned by the topology */
+    int parent;       /**< -1 for the root */
+    int depth;        /**< 0 for the root */
+    int is_host;
+};
+TACIO_API int tacio_topo_get_vertex(const struct tacio_topo *topo, int v,
+                                    struct tacio_vertex_info *out);
 
 /** Strategies, in the registry's order: names are what tacio_strategy takes. */
 TACIO_API int tacio_get_nstrategies(void);

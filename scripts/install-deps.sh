@@ -21,6 +21,8 @@ command -v h5diff >/dev/null 2>&1 || need_apt+=(hdf5-tools)
 command -v ncmpidiff >/dev/null 2>&1 || need_apt+=(pnetcdf-bin)
 command -v clang-format >/dev/null 2>&1 || need_apt+=(clang-format)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
+# SimGrid's SMPI: the engine on simulated clusters (tests/smpi, bench/smpi)
+command -v smpicc >/dev/null 2>&1 || need_apt+=(libsimgrid-dev simgrid)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: apt-get install ${need_apt[*]}"

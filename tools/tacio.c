@@ -2,26 +2,32 @@
  * It reads plans through the public API only (include/tacio_plan.h). */
 #include "tacio_plan.h"
 
+#include "cli.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define EXIT_BAD_INPUT 2
 #define MAX_HINTS 64
 #define MAX_FDS_SHOWN 32
 #define MAX_COST_CELLS 20000
 #define MAX_COMPARED 16
 
 static const char usage[] =
-    "usage: tacio plan    --pattern P [--procs N] --topology T [--placement X]\n"
-    "                     [--strategy S] [--hint k=v]... [--memory M] [--json] [--show-cost]\n"
-    "       tacio compare --pattern P [--procs N] --topology T [--placement X]\n"
-    "                     [--strategies S1,S2,...] [--hint k=v]... [--memory M] [--json]\n"
+    "usage: tacio plan     --pattern P [--procs N] --topology T [--placement X]\n"
+    "                      [--strategy S] [--hint k=v]... [--memory M] [--json] [--show-cost]\n"
+    "       tacio compare  --pattern P [--procs N] --topology T [--placement X]\n"
+    "                      [--strategies S1,S2,...] [--hint k=v]... [--memory M] [--json]\n"
+    "       tacio platform --topology T --procs N [--placement X] --out DIR\n"
+    "                      [--network tree|native] [--link-bw B1,B2,...] [--latency L]\n"
+    "                      [--disk-bw B]   (SimGrid platform.xml and hostfile, README\n"
+    "                      \"Evaluating on a cluster you don't have\")\n"
     "patterns:   cube:n=N[,elem=8]  btio:n=N  collperf:n=N  ior:block=B,transfer=T,segments=S\n"
     "            mesh:elems=E[,seed=S]  extents:FILE  matrix:FILE\n"
     "topologies: tree:racks=R,nodes=N,cores=C  fattree:k=K,cores=C  flat:nodes=N,cores=C\n"
+    "            dragonfly:groups=G,chassis=C,routers=R,nodes=N,cores=K\n"
     "            slurm:TOPOLOGY_CONF[,nodes=HOSTLIST][,cores=C]  dist:FILE\n"
     "placement:  block | cyclic | scatter:seed=S\n"
     "memory:     BYTES | normal:mean=M,sd=S,seed=K | file:PATH   (free memory per host)\n";
@@ -45,7 +51,7 @@ struct options {
     char *hint_val[MAX_HINTS];
 };
 
-static int bad_input(const char *fmt, ...)
+int cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -58,16 +64,16 @@ static int bad_input(const char *fmt, ...)
 
 static int fail(int rc)
 {
-    return bad_input("%s (%s)", tacio_last_error(), tacio_strerror(rc));
+    return cli_error("%s (%s)", tacio_last_error(), tacio_strerror(rc));
 }
 
 static int add_hint(struct options *o, char *kv)
 {
     char *eq = strchr(kv, '=');
     if (!eq || eq == kv)
-        return bad_input("--hint %s: expected key=value", kv);
+        return cli_error("--hint %s: expected key=value", kv);
     if (o->nhints == MAX_HINTS)
-        return bad_input("more than %d hints", MAX_HINTS);
+        return cli_error("more than %d hints", MAX_HINTS);
     *eq = '\0';
     o->hint_key[o->nhints] = kv;
     o->hint_val[o->nhints++] = eq + 1;
@@ -104,10 +110,10 @@ static int parse_value_opt(struct options *o, const char *name, char *val)
         char *end;
         long long n = strtoll(val, &end, 10);
         if (end == val || *end || n < 1 || n > 100000000)
-            return bad_input("--procs %s: expected a rank count from 1 to 1e8", val);
+            return cli_error("--procs %s: expected a rank count from 1 to 1e8", val);
         o->procs = (int)n;
     } else
-        return bad_input("unknown option '%s'; expected --pattern, --procs, --topology, "
+        return cli_error("unknown option '%s'; expected --pattern, --procs, --topology, "
                          "--placement, --strategy, --strategies, --hint, --memory, --json or "
                          "--show-cost (tacio --help)",
                          name);
@@ -117,7 +123,7 @@ static int parse_value_opt(struct options *o, const char *name, char *val)
 static int parse_args(int argc, char **argv, struct options *o)
 {
     if (argc < 2 || (strcmp(argv[1], "plan") && strcmp(argv[1], "compare")))
-        return bad_input("expected a command: tacio plan|compare ... (tacio --help)");
+        return cli_error("expected a command: tacio plan|compare|platform ... (tacio --help)");
     o->cmd = argv[1];
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
@@ -125,7 +131,7 @@ static int parse_args(int argc, char **argv, struct options *o)
         else if (!strcmp(argv[i], "--show-cost"))
             o->show_cost = true;
         else if (i + 1 >= argc && is_value_opt(argv[i]))
-            return bad_input("%s needs a value (tacio --help)", argv[i]);
+            return cli_error("%s needs a value (tacio --help)", argv[i]);
         else {
             int rc = parse_value_opt(o, argv[i], i + 1 < argc ? argv[i + 1] : NULL);
             if (rc)
@@ -134,7 +140,7 @@ static int parse_args(int argc, char **argv, struct options *o)
         }
     }
     if (!o->pattern || !o->topology)
-        return bad_input("--pattern and --topology are required (tacio --help)");
+        return cli_error("--pattern and --topology are required (tacio --help)");
     return 0;
 }
 
@@ -245,7 +251,7 @@ static int cmd_plan(const struct options *o, struct job *j)
         return fail(rc);
     int np = tacio_plan_get_nprocs(p), nfds = tacio_plan_get_nfds(p);
     if (o->show_cost && (int64_t)np * nfds > MAX_COST_CELLS) {
-        rc = bad_input("--show-cost prints W only up to %d cells (%d x %d asked)", MAX_COST_CELLS,
+        rc = cli_error("--show-cost prints W only up to %d cells (%d x %d asked)", MAX_COST_CELLS,
                        np, nfds);
         tacio_plan_free(p);
         return rc;
@@ -279,7 +285,7 @@ static void print_row(const struct tacio_plan *p, const struct tacio_plan *base)
     struct tacio_plan_metrics mm, bm, *m = &mm, *b = &bm;
     tacio_plan_get_metrics(p, m);
     tacio_plan_get_metrics(base, b);
-    printf("%-8s %6d %16lld %6.3f %16lld %6.3f %16lld %6.3f", tacio_plan_get_strategy(p), m->naggs,
+    printf("%-10s %6d %16lld %6.3f %16lld %6.3f %16lld %6.3f", tacio_plan_get_strategy(p), m->naggs,
            (long long)m->hop_bytes, ratio(m->hop_bytes, b->hop_bytes), (long long)m->offnode_bytes,
            ratio(m->offnode_bytes, b->offnode_bytes), (long long)m->max_link_load,
            ratio(m->max_link_load, b->max_link_load));
@@ -308,12 +314,12 @@ static int compare_list(const struct options *o, struct job *j, struct tacio_pla
     }
     char *list = strdup(o->strategies);
     if (!list)
-        return bad_input("out of memory");
+        return cli_error("out of memory");
     int rc = 0;
     for (char *save = NULL, *s = strtok_r(list, ",", &save); s && !rc;
          s = strtok_r(NULL, ",", &save)) {
         if (*n == MAX_COMPARED)
-            rc = bad_input("at most %d strategies to compare", MAX_COMPARED);
+            rc = cli_error("at most %d strategies to compare", MAX_COMPARED);
         else if ((rc = plan_one(j, s, &plans[*n])))
             rc = fail(rc);
         else
@@ -344,7 +350,7 @@ static int cmd_compare(const struct options *o, struct job *j)
         }
         puts("]");
     } else if (!rc) {
-        printf("%-8s %6s %16s %6s %16s %6s %16s %6s %12s %6s %10s %8s\n", "strategy", "aggs",
+        printf("%-10s %6s %16s %6s %16s %6s %16s %6s %12s %6s %10s %8s\n", "strategy", "aggs",
                "hop_bytes", "ratio", "offnode_bytes", "ratio", "max_link_load", "ratio",
                "max_agg_mem", "fanin", "model_s", "plan_s");
         for (int i = 0; i < n; i++)
@@ -362,6 +368,8 @@ int main(int argc, char **argv)
         print_usage();
         return 0;
     }
+    if (argc >= 2 && !strcmp(argv[1], "platform"))
+        return cmd_platform(argc - 2, argv + 2);
     struct options o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc)

@@ -28,99 +28,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define SALT_SHIFT 40 /* salt * 2^40 + slot stays exact in a double below 2^53 */
-
-struct pattern {
-    const char *name;
-    int64_t n;             /* cube, btio, collperf: edge; ior: block bytes; struct: records */
-    int rank, np, dims[3]; /* rank's place in the process grid */
-    int64_t file_bytes;    /* bytes the pattern spans */
-    MPI_Datatype filetype;
-};
-
-typedef void (*piece_fn)(int64_t off, int64_t len, void *ctx);
-
-/* ---- closed forms: each rank's pieces, in the order of its file view ---- */
-
-static void block_range(int64_t n, int d, int c, int64_t *lo, int64_t *hi)
-{
-    int64_t b = (n + d - 1) / d;
-    *lo = c * b < n ? c * b : n;
-    *hi = (c + 1) * b < n ? (c + 1) * b : n;
-}
-
-/* Rows of the box [lo, hi) of an n^3 array of elem-byte elements. */
-static void box_pieces(int64_t n, int64_t elem, const int64_t *lo, const int64_t *hi, piece_fn fn,
-                       void *ctx)
-{
-    for (int64_t x = lo[0]; x < hi[0]; x++)
-        for (int64_t y = lo[1]; y < hi[1] && hi[2] > lo[2]; y++)
-            fn(((x * n + y) * n + lo[2]) * elem, (hi[2] - lo[2]) * elem, ctx);
-}
-
-static void grid_pieces(const struct pattern *p, piece_fn fn, void *ctx)
-{
-    int c[3] = {p->rank / (p->dims[1] * p->dims[2]), (p->rank / p->dims[2]) % p->dims[1],
-                p->rank % p->dims[2]};
-    int64_t lo[3], hi[3];
-    for (int d = 0; d < 3; d++)
-        block_range(p->n, p->dims[d], c[d], &lo[d], &hi[d]);
-    box_pieces(p->n, 8, lo, hi, fn, ctx);
-}
-
-/* BT-IO: in slice k the rank at (r, c) of slice 0 holds cell ((r-k) mod q, (c+k) mod q). */
-static void btio_cell(const struct pattern *p, int k, int64_t *lo, int64_t *hi)
-{
-    int q = p->dims[0], r = p->rank / q, c = p->rank % q;
-    block_range(p->n, q, k, &lo[0], &hi[0]);
-    block_range(p->n, q, ((r - k) % q + q) % q, &lo[1], &hi[1]);
-    block_range(p->n, q, (c + k) % q, &lo[2], &hi[2]);
-}
-
-static void btio_pieces(const struct pattern *p, piece_fn fn, void *ctx)
-{
-    for (int k = 0; k < p->dims[0]; k++) {
-        int64_t lo[3], hi[3];
-        btio_cell(p, k, lo, hi);
-        box_pieces(p->n, 40, lo, hi, fn, ctx);
-    }
-}
-
-#define IOR_SEGMENTS 8
-static void ior_pieces(const struct pattern *p, piece_fn fn, void *ctx)
-{
-    for (int64_t s = 0; s < IOR_SEGMENTS; s++)
-        fn((s * p->np + p->rank) * p->n, p->n, ctx);
-}
-
-/* A record is slots 0, 1 and 3 of a 4-double slot; slot 2 is a gap. */
-static void struct_pieces(const struct pattern *p, piece_fn fn, void *ctx)
-{
-    for (int64_t r = 0; r < p->n; r++) {
-        int64_t base = (r * p->np + p->rank) * 32;
-        fn(base, 16, ctx);
-        fn(base + 24, 8, ctx);
-    }
-}
-
-static void pieces_of(const struct pattern *p, piece_fn fn, void *ctx)
-{
-    if (!strcmp(p->name, "btio"))
-        btio_pieces(p, fn, ctx);
-    else if (!strcmp(p->name, "ior"))
-        ior_pieces(p, fn, ctx);
-    else if (!strcmp(p->name, "struct"))
-        struct_pieces(p, fn, ctx);
-    else
-        grid_pieces(p, fn, ctx);
-}
-
-/* Whether the file's slot (8-byte unit) is written at all: only the struct
- * pattern leaves gaps. */
-static int slot_covered(const struct pattern *p, int64_t slot)
-{
-    return strcmp(p->name, "struct") || slot % 4 != 2;
-}
+#include "../common/pattern.h"
 
 /* ---- file views, built the way applications build them ---- */
 
@@ -145,7 +53,6 @@ static void cube_type(struct pattern *p, int darray)
                                MPI_DOUBLE, &p->filetype);
     } else
         MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, MPI_DOUBLE, &p->filetype);
-    p->file_bytes = p->n * p->n * p->n * 8;
 }
 
 static void btio_type(struct pattern *p)
@@ -167,7 +74,6 @@ static void btio_type(struct pattern *p)
     for (int k = 0; k < q; k++)
         MPI_Type_free(&cells[k]);
     MPI_Type_free(&rec);
-    p->file_bytes = p->n * p->n * p->n * 40;
 }
 
 static void ior_type(struct pattern *p)
@@ -178,7 +84,6 @@ static void ior_type(struct pattern *p)
     MPI_Aint disp = p->rank * p->n;
     MPI_Type_create_hindexed(1, &len, &disp, v, &p->filetype); /* IOR offsets by rank */
     MPI_Type_free(&v);
-    p->file_bytes = IOR_SEGMENTS * p->np * p->n;
 }
 
 static void struct_type(struct pattern *p)
@@ -196,100 +101,31 @@ static void struct_type(struct pattern *p)
     MPI_Type_free(&all);
     MPI_Type_free(&slot);
     MPI_Type_free(&rec);
-    p->file_bytes = p->n * p->np * 32;
 }
 
 static int pattern_init(struct pattern *p, const char *name, int full)
 {
-    memset(p, 0, sizeof *p);
-    p->name = name;
-    MPI_Comm_rank(MPI_COMM_WORLD, &p->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &p->np);
-    int scale = full ? 2 : 1;
-    if (!strcmp(name, "cube") || !strcmp(name, "collperf")) {
-        p->n = 128 * scale; /* 16 MiB quick, 128 MiB full */
-        MPI_Dims_create(p->np, 3, p->dims);
-        cube_type(p, name[1] == 'o');
-    } else if (!strcmp(name, "btio")) {
-        int q = 1;
-        while ((q + 1) * (q + 1) <= p->np)
-            q++;
-        if (q * q != p->np || q > 64)
-            return -1;
-        p->dims[0] = p->dims[1] = p->dims[2] = q;
-        p->n = (full ? 120 : 60) / q * q; /* 8.2 MiB quick, 66 MiB full at q=3 */
-        btio_type(p);
-    } else if (!strcmp(name, "ior")) {
-        p->n = (int64_t)(full ? 2048 : 256) << 10; /* block: 16 MiB quick, 128 MiB full at 8 */
-        ior_type(p);
-    } else if (!strcmp(name, "struct")) {
-        p->n = full ? 512 << 10 : 64 << 10; /* records per rank: 16 MiB quick, 128 MiB full */
-        struct_type(p);
-    } else
+    int64_t n = 0;
+    if (!strcmp(name, "cube") || !strcmp(name, "collperf"))
+        n = full ? 256 : 128; /* 16 MiB quick, 128 MiB full */
+    else if (!strcmp(name, "btio"))
+        n = full ? 120 : 60; /* 8.2 MiB quick, 66 MiB full at q=3 */
+    else if (!strcmp(name, "ior"))
+        n = (int64_t)(full ? 2048 : 256) << 10; /* block: 16 MiB quick, 128 MiB full at 8 */
+    else if (!strcmp(name, "struct"))
+        n = full ? 512 << 10 : 64 << 10; /* records per rank: 16 MiB quick, 128 MiB full */
+    if (pattern_shape(p, name, n))
         return -1;
+    if (!strcmp(name, "cube") || !strcmp(name, "collperf"))
+        cube_type(p, name[1] == 'o');
+    else if (!strcmp(name, "btio"))
+        btio_type(p);
+    else if (!strcmp(name, "ior"))
+        ior_type(p);
+    else
+        struct_type(p);
     MPI_Type_commit(&p->filetype);
     return 0;
-}
-
-/* ---- data and checks ---- */
-
-static double slot_value(int64_t slot, int salt)
-{
-    return (double)(((int64_t)salt << SALT_SHIFT) + slot + 1);
-}
-
-struct walk {
-    double *buf;
-    int64_t at, wrong;
-    int salt, check;
-};
-
-static void fill_or_check(int64_t off, int64_t len, void *ctx)
-{
-    struct walk *w = ctx;
-    for (int64_t s = off / 8; s < (off + len) / 8; s++, w->at++) {
-        double want = slot_value(s, w->salt);
-        if (!w->check)
-            w->buf[w->at] = want;
-        else if (w->buf[w->at] != want)
-            w->wrong++;
-    }
-}
-
-static void count_piece(int64_t off, int64_t len, void *ctx)
-{
-    (void)off;
-    *(int64_t *)ctx += len / 8;
-}
-
-/* Slots of the file this rank's share holds that are wrong, read with POSIX. */
-static int64_t check_file(const struct pattern *p, const char *path, int salt)
-{
-    int64_t slots = p->file_bytes / 8, per = (slots + p->np - 1) / p->np;
-    int64_t lo = p->rank * per < slots ? p->rank * per : slots;
-    int64_t hi = lo + per < slots ? lo + per : slots, wrong = 0;
-    enum { CHUNK = 1 << 17 };
-    double *chunk = malloc(CHUNK * sizeof(double));
-    int fd = open(path, O_RDONLY);
-    if (fd < 0 || !chunk) {
-        free(chunk);
-        if (fd >= 0)
-            close(fd);
-        return hi - lo + 1;
-    }
-    for (int64_t s = lo; s < hi; s += CHUNK) {
-        int64_t n = hi - s < CHUNK ? hi - s : CHUNK;
-        ssize_t got = pread(fd, chunk, (size_t)n * 8, (off_t)(s * 8));
-        if (got != (ssize_t)(n * 8)) {
-            wrong += n;
-            continue;
-        }
-        for (int64_t i = 0; i < n; i++)
-            wrong += chunk[i] != (slot_covered(p, s + i) ? slot_value(s + i, salt) : 0.0);
-    }
-    close(fd);
-    free(chunk);
-    return wrong;
 }
 
 /* A failed call ends the bench with the library's own message. */

@@ -153,7 +153,11 @@ static int agreed_failure(MPI_Comm comm, int rank, int first, int local)
     int code;
     if (!dynamic_codes_work() || MPI_Add_error_code(e.cls, &code) != MPI_SUCCESS)
         return remember(e.cls, e.msg);
-    MPI_Add_error_string(code, e.msg);
+    char shown[MPI_MAX_ERROR_STRING]; /* Open MPI refuses longer strings (MPI_ERR_ARG) */
+    size_t n = strnlen(e.msg, sizeof e.msg < sizeof shown ? sizeof e.msg : sizeof shown - 1);
+    memcpy(shown, e.msg, n);
+    shown[n] = '\0';
+    MPI_Add_error_string(code, shown);
     return remember(code, e.msg);
 }
 
@@ -323,46 +327,69 @@ static int runtime_memory(const int64_t *rec, struct tacio_topo *t)
     return 0;
 }
 
-/* Hosts answer to their machine's MPI_Get_processor_name, as in ROMIO's
- * cb_config_list (virtual hosts share their machine's): each host's lowest
- * rank sends its name, and the topology's host takes it. */
-static int runtime_names(MPI_Comm comm, struct tacio_topo *t)
+/* Each host's MPI_Get_processor_name, from its lowest rank, in host order:
+ * host k's name at names + k * MPI_MAX_PROCESSOR_NAME. */
+static int gather_names(MPI_Comm comm, const int64_t *rec, int nprocs, int nhosts, char **out)
 {
-    int rank, len, *counts = malloc(sizeof(int) * (size_t)t->nprocs);
-    int *displs = malloc(sizeof(int) * (size_t)t->nprocs);
-    char mine[MPI_MAX_PROCESSOR_NAME] = "", *names = malloc((size_t)t->nhosts * sizeof mine);
+    int rank, len, *counts = malloc(sizeof(int) * (size_t)nprocs);
+    int *displs = malloc(sizeof(int) * (size_t)nprocs);
+    char mine[MPI_MAX_PROCESSOR_NAME] = "";
+    char *names = xcalloc((size_t)nhosts, sizeof mine);
     int rc = counts && displs && names ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
     MPI_Comm_rank(comm, &rank);
     MPI_Get_processor_name(mine, &len);
     rc = exec_agree(comm, rc); /* nobody enters the Allgatherv alone */
-    for (int r = 0, at = 0; !rc && r < t->nprocs; r++) {
-        counts[r] = t->rank_local[r] == 0 ? (int)sizeof mine : 0; /* a host's lowest rank */
+    for (int r = 0, at = 0; !rc && r < nprocs; r++) {
+        counts[r] = rec[2 * r] == r ? (int)sizeof mine : 0; /* leaders, in host order */
         displs[r] = at;
         at += counts[r];
     }
     if (!rc)
         MPI_Allgatherv(mine, counts[rank], MPI_CHAR, names, counts, displs, MPI_CHAR, comm);
-    for (int r = 0; !rc && r < t->nprocs; r++) {
-        if (!counts[r])
-            continue;
-        char **v = &t->vname[t->host_vert[t->rank_host[r]]], *copy = strdup(names + displs[r]);
-        if (!copy)
-            rc = tacio_fail(TACIO_ENOMEM, "out of memory");
-        else {
-            free(*v);
-            *v = copy;
-        }
-    }
     free(counts);
     free(displs);
-    free(names);
+    if (rc)
+        free(names);
+    *out = rc ? NULL : names;
     return rc;
 }
 
+/* Hosts placed in order keep the machine's names, as in ROMIO's
+ * cb_config_list (virtual hosts share their machine's). */
+static int rename_hosts(struct tacio_topo *t, const char *names)
+{
+    for (int k = 0; k < t->nused_hosts; k++) {
+        char **v = &t->vname[t->host_vert[t->used_hosts[k]]];
+        char *copy = strdup(names + (size_t)k * MPI_MAX_PROCESSOR_NAME);
+        if (!copy)
+            return tacio_fail(TACIO_ENOMEM, "out of memory");
+        free(*v);
+        *v = copy;
+    }
+    return 0;
+}
+
+/* The job's hosts on the topology's tree: by name when every host's
+ * processor name is a distinct host of the tree (a topology describing the
+ * real machine, or SimGrid's platform: a scattered allocation lands where
+ * it is), else the i-th host in order on the i-th candidate host. */
+static int place_runtime(MPI_Comm comm, const int64_t *rec, const int *host_of, int nhosts,
+                         struct tacio_topo *t)
+{
+    char *names = NULL;
+    int rc = gather_names(comm, rec, t->nprocs, nhosts, &names);
+    int placed =
+        rc ? rc : topo_place_named(t, t->nprocs, host_of, nhosts, names, MPI_MAX_PROCESSOR_NAME);
+    if (placed == 0 && !(rc = topo_place_hosts(t, t->nprocs, host_of, nhosts)))
+        rc = rename_hosts(t, names);
+    free(names);
+    return placed < 0 ? placed : rc;
+}
+
 /* One allgather of (host leader, free memory) per rank; host names follow,
- * from host leaders only, when the topology is a tree that names hosts.
- * Local failures are agreed on before each collective, so a rank out of
- * memory never leaves the others waiting in one. */
+ * from host leaders only, when the topology is a tree. Local failures are
+ * agreed on before each collective, so a rank out of memory never leaves
+ * the others waiting in one. */
 int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo **out)
 {
     int nprocs;
@@ -374,9 +401,10 @@ int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo 
     if (h->mem_per_node > 0)
         mine[1] = min64(mine[1], h->mem_per_node);
     int rc = host_of && count && rec ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    int nhosts = 0;
     if (!(rc = exec_agree(comm, rc))) {
         MPI_Allgather(mine, 2, MPI_INT64_T, rec, 2, MPI_INT64_T, comm);
-        int nhosts = hosts_of(rec, nprocs, host_of);
+        nhosts = hosts_of(rec, nprocs, host_of);
         int64_t max_ppn = 0;
         for (int r = 0; r < nprocs; r++)
             max_ppn = max64(max_ppn, ++count[host_of[r]]);
@@ -386,14 +414,16 @@ int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo 
         else
             snprintf(spec, sizeof spec, "flat:nodes=%d,cores=%lld", nhosts, (long long)max_ppn);
         rc = tacio_topo_parse(spec, out);
-        if (!rc)
+        if (!rc && !topo_has_tree(*out))
             rc = topo_place_hosts(*out, nprocs, host_of, nhosts);
-        if (!rc)
-            rc = runtime_memory(rec, *out);
+        else if (!rc)
+            (*out)->nprocs = nprocs;
     }
     rc = exec_agree(comm, rc);
     if (!rc && topo_has_tree(*out))
-        rc = runtime_names(comm, *out);
+        rc = exec_agree(comm, place_runtime(comm, rec, host_of, nhosts, *out));
+    if (!rc)
+        rc = runtime_memory(rec, *out);
     free(host_of);
     free(count);
     free(rec);
@@ -440,6 +470,7 @@ static int fault_locked(const char *op, int rank)
 
 int exec_pwrite_all(int fd, const char *buf, int64_t len, int64_t off)
 {
+    exec_sim_io(len, true);
     while (len > 0) {
         size_t chunk = (size_t)min64(len, 1 << 30); /* what every kernel accepts at once */
         ssize_t n = pwrite(fd, buf, chunk, off);
@@ -456,6 +487,7 @@ int exec_pwrite_all(int fd, const char *buf, int64_t len, int64_t off)
 
 int exec_pread_all(int fd, char *buf, int64_t len, int64_t off)
 {
+    exec_sim_io(len, false);
     while (len > 0) {
         size_t chunk = (size_t)min64(len, 1 << 30);
         ssize_t n = pread(fd, buf, chunk, off);

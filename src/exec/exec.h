@@ -63,6 +63,8 @@ int exec_fault(const char *op, int rank);
 /* Whole pwrite/pread in OS-sized chunks; returns 0 or -errno. */
 int exec_pwrite_all(int fd, const char *buf, int64_t len, int64_t off);
 int exec_pread_all(int fd, char *buf, int64_t len, int64_t off);
+/* Simulated storage time of an access under SMPI (sim.c); nothing otherwise. */
+void exec_sim_io(int64_t len, bool write);
 
 /* A function run by a helper thread (async) or in the caller; its result
  * and message come back through exec_job_join, in the joining thread. */

@@ -23,6 +23,43 @@ int tacio_topo_get_fixed_nprocs(const struct tacio_topo *topo)
     return topo->dist ? topo->dist_n : 0;
 }
 
+const char *tacio_topo_get_kind(const struct tacio_topo *topo)
+{
+    return topo->kind;
+}
+
+int tacio_topo_get_cores(const struct tacio_topo *topo)
+{
+    return topo->cores;
+}
+
+int tacio_topo_get_nverts(const struct tacio_topo *topo)
+{
+    return topo->dist ? 0 : topo->nverts;
+}
+
+int tacio_topo_get_nhosts(const struct tacio_topo *topo)
+{
+    return topo->dist ? 0 : topo->nhosts;
+}
+
+int tacio_topo_get_host_vertex(const struct tacio_topo *topo, int host)
+{
+    return !topo->dist && host >= 0 && host < topo->nhosts ? topo->host_vert[host] : -1;
+}
+
+int tacio_topo_get_vertex(const struct tacio_topo *topo, int v, struct tacio_vertex_info *out)
+{
+    if (topo->dist || v < 0 || v >= topo->nverts)
+        return tacio_fail(TACIO_EINVAL, "vertex %d out of range (the tree has %d)", v,
+                          tacio_topo_get_nverts(topo));
+    out->name = topo->vname[v];
+    out->parent = topo->parent[v];
+    out->depth = topo->depth[v];
+    out->is_host = topo->vert_host[v] >= 0;
+    return 0;
+}
+
 const char *tacio_plan_get_strategy(const struct tacio_plan *plan)
 {
     return plan->strategy;

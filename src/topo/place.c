@@ -169,6 +169,71 @@ int topo_host_ranks(const struct tacio_topo *t, int **ptr_out, int **ranks_out)
     return 0;
 }
 
+/* Rank r on the topology's host hosts[host_of[r]]. */
+static int place_on(struct tacio_topo *t, int nprocs, const int *host_of, const int *hosts)
+{
+    free(t->rank_host);
+    if (!(t->rank_host = malloc(sizeof(int) * (size_t)(nprocs ? nprocs : 1))))
+        return tacio_fail(TACIO_ENOMEM, "out of memory placing ranks");
+    for (int r = 0; r < nprocs; r++)
+        t->rank_host[r] = hosts[host_of[r]];
+    t->nprocs = nprocs;
+    return index_hosts(t);
+}
+
+struct named {
+    const char *name;
+    int host;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+    return strcmp(((const struct named *)a)->name, ((const struct named *)b)->name);
+}
+
+/* The topology's host of each name, or -1 when a name is unknown or two
+ * job hosts share one (virtual hosts on one machine). */
+static int match_names(const struct tacio_topo *t, const char *names, size_t stride, int nhosts,
+                       int *hosts)
+{
+    struct named *idx = malloc(sizeof *idx * (size_t)t->nhosts);
+    char *taken = xcalloc((size_t)t->nhosts, 1);
+    if (!idx || !taken) {
+        free(idx);
+        free(taken);
+        return tacio_fail(TACIO_ENOMEM, "out of memory placing ranks");
+    }
+    for (int h = 0; h < t->nhosts; h++)
+        idx[h] = (struct named){t->vname[t->host_vert[h]], h};
+    qsort(idx, (size_t)t->nhosts, sizeof *idx, cmp_named);
+    int found = 1;
+    for (int k = 0; k < nhosts && found; k++) {
+        struct named key = {names + (size_t)k * stride, -1};
+        struct named *hit = bsearch(&key, idx, (size_t)t->nhosts, sizeof *idx, cmp_named);
+        found = hit && !taken[hit->host];
+        if (found)
+            taken[hosts[k] = hit->host] = 1;
+    }
+    free(idx);
+    free(taken);
+    return found;
+}
+
+int topo_place_named(struct tacio_topo *t, int nprocs, const int *host_of, int nhosts,
+                     const char *names, size_t stride)
+{
+    if (t->dist)
+        return 0;
+    int *hosts = malloc(sizeof(int) * (size_t)(nhosts ? nhosts : 1));
+    if (!hosts)
+        return tacio_fail(TACIO_ENOMEM, "out of memory placing ranks");
+    int rc = match_names(t, names, stride, nhosts, hosts), placed = rc == 1;
+    if (placed)
+        rc = place_on(t, nprocs, host_of, hosts);
+    free(hosts);
+    return rc < 0 ? rc : placed;
+}
+
 int topo_place_hosts(struct tacio_topo *t, int nprocs, const int *host_of, int nhosts)
 {
     if (t->dist) /* the distance matrix decides who shares a host */
@@ -176,17 +241,10 @@ int topo_place_hosts(struct tacio_topo *t, int nprocs, const int *host_of, int n
     int *cand, ncand = candidate_hosts(t, &cand);
     if (ncand < 0)
         return ncand;
-    int rc = 0;
-    free(t->rank_host);
-    t->rank_host = malloc(sizeof(int) * (size_t)nprocs);
-    if (nhosts > ncand)
-        rc = tacio_fail(TACIO_ERANGE, "the job runs on %d hosts but the topology has %d", nhosts,
-                        ncand);
-    else if (!t->rank_host)
-        rc = tacio_fail(TACIO_ENOMEM, "out of memory placing ranks");
-    for (int r = 0; !rc && r < nprocs; r++)
-        t->rank_host[r] = cand[host_of[r]];
+    int rc = nhosts > ncand
+                 ? tacio_fail(TACIO_ERANGE, "the job runs on %d hosts but the topology has %d",
+                              nhosts, ncand)
+                 : place_on(t, nprocs, host_of, cand);
     free(cand);
-    t->nprocs = nprocs;
-    return rc ? rc : index_hosts(t);
+    return rc;
 }

@@ -8,8 +8,10 @@
 #define TREE_FORM "tree:racks=R,nodes=N,cores=C"
 #define FLAT_FORM "flat:nodes=N,cores=C"
 #define FAT_FORM "fattree:k=K,cores=C (K even: K pods of K/2 edge switches of K/2 hosts)"
+#define DRAGONFLY_FORM "dragonfly:groups=G,chassis=C,routers=R,nodes=N,cores=K"
 #define SLURM_FORM "slurm:TOPOLOGY_CONF[,nodes=HOSTLIST][,cores=C]"
-#define TOPO_FORMS TREE_FORM ", " FAT_FORM ", " FLAT_FORM ", " SLURM_FORM " or dist:FILE"
+#define TOPO_FORMS                                                                                 \
+    TREE_FORM ", " FAT_FORM ", " DRAGONFLY_FORM ", " FLAT_FORM ", " SLURM_FORM " or dist:FILE"
 
 struct tacio_topo *topo_alloc(void)
 {
@@ -70,13 +72,16 @@ int topo_finish_tree(struct tacio_topo *t)
     t->depth = xcalloc(n, sizeof(int));
     t->first_child = malloc(sizeof(int) * (n ? n : 1));
     t->next_sibling = malloc(sizeof(int) * (n ? n : 1));
-    if (!t->depth || !t->first_child || !t->next_sibling)
+    t->vert_host = malloc(sizeof(int) * (n ? n : 1));
+    if (!t->depth || !t->first_child || !t->next_sibling || !t->vert_host)
         return tacio_fail(TACIO_ENOMEM, "out of memory building the topology");
     int roots = 0;
     for (int v = 0; v < n; v++) {
-        t->first_child[v] = t->next_sibling[v] = -1;
+        t->first_child[v] = t->next_sibling[v] = t->vert_host[v] = -1;
         roots += t->parent[v] < 0;
     }
+    for (int h = 0; h < t->nhosts; h++)
+        t->vert_host[t->host_vert[h]] = h;
     if (roots != 1)
         return tacio_fail(TACIO_EINVAL, "the switch tree has %d roots; expected one top switch",
                           roots);
@@ -205,6 +210,55 @@ static int parse_fattree(struct tacio_topo *t, struct spec *s)
     return root < 0 ? root : 0;
 }
 
+/* A dragonfly (Kim et al.; SimGrid's DRAGONFLY cluster) as the tree of its
+ * levels: groups, chassis, routers, hosts. Routers of a chassis, chassis of a
+ * group and groups are all-to-all in the real network, so the tree counts
+ * one hop more than the shortest path between two routers of one chassis
+ * (4 against 3) and keeps the order of distances, which is what the
+ * strategies compare. */
+static int parse_dragonfly(struct tacio_topo *t, struct spec *s)
+{
+    int64_t g, c, r, n, cores;
+    int rc;
+    if ((rc = spec_get_i64(s, "groups", 1, 1, &g, DRAGONFLY_FORM)) ||
+        (rc = spec_get_i64(s, "chassis", 1, 1, &c, DRAGONFLY_FORM)) ||
+        (rc = spec_get_i64(s, "routers", 1, 1, &r, DRAGONFLY_FORM)) ||
+        (rc = spec_get_i64(s, "nodes", 1, 1, &n, DRAGONFLY_FORM)) ||
+        (rc = spec_get_i64(s, "cores", 1, 1, &cores, DRAGONFLY_FORM)) ||
+        (rc = spec_check_unused(s, DRAGONFLY_FORM)))
+        return rc;
+    if (g * c * r * n > 10000000 || cores > 1000000)
+        return tacio_fail(TACIO_ERANGE, "topology too large; expected %s", DRAGONFLY_FORM);
+    t->cores = (int)cores;
+    char name[64];
+    int top = topo_add_vertex(t, -1, "top"), host = 0;
+    for (int64_t gi = 0; gi < g && top >= 0; gi++) {
+        snprintf(name, sizeof name, "g%lld", (long long)gi);
+        int gv = topo_add_vertex(t, top, name);
+        for (int64_t ci = 0; ci < c && gv >= 0; ci++) {
+            snprintf(name, sizeof name, "g%lld.c%lld", (long long)gi, (long long)ci);
+            int cv = topo_add_vertex(t, gv, name);
+            for (int64_t ri = 0; ri < r && cv >= 0; ri++) {
+                snprintf(name, sizeof name, "g%lld.c%lld.r%lld", (long long)gi, (long long)ci,
+                         (long long)ri);
+                int rv = topo_add_vertex(t, cv, name);
+                for (int64_t ni = 0; ni < n && rv >= 0; ni++) {
+                    snprintf(name, sizeof name, "n%d", host++);
+                    if ((rc = topo_add_host(t, rv, name)) < 0)
+                        return rc;
+                }
+                if (rv < 0)
+                    return rv;
+            }
+            if (cv < 0)
+                return cv;
+        }
+        if (gv < 0)
+            return gv;
+    }
+    return top < 0 ? top : 0;
+}
+
 static int parse_slurm_spec(struct tacio_topo *t, struct spec *s)
 {
     int64_t cores;
@@ -227,6 +281,8 @@ static int parse_by_kind(struct tacio_topo *t, struct spec *s)
         return parse_tree(t, s, true);
     if (!strcmp(s->name, "fattree"))
         return parse_fattree(t, s);
+    if (!strcmp(s->name, "dragonfly"))
+        return parse_dragonfly(t, s);
     if (!strcmp(s->name, "slurm"))
         return parse_slurm_spec(t, s);
     if (!strcmp(s->name, "dist")) {
@@ -250,6 +306,7 @@ int tacio_topo_parse(const char *text, struct tacio_topo **out)
         return tacio_fail(TACIO_ENOMEM, "out of memory");
     }
     rc = parse_by_kind(t, &s);
+    snprintf(t->kind, sizeof t->kind, "%s", s.name);
     if (!rc && !t->dist)
         rc = topo_finish_tree(t);
     spec_free(&s);
@@ -273,6 +330,7 @@ void tacio_topo_free(struct tacio_topo *t)
     free(t->first_child);
     free(t->next_sibling);
     free(t->host_vert);
+    free(t->vert_host);
     free(t->job_hosts);
     free(t->dist);
     free(t->rank_host);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct tacio_topo {
+    char kind[16]; /* the spec's kind: "tree", "fattree", "dragonfly", ... */
     /* Tree vertices: switches and hosts. parent[root] = -1. The edge from a
      * vertex to its parent is "link v"; link loads are indexed by v. */
     int nverts;
@@ -22,6 +23,7 @@ struct tacio_topo {
 
     int nhosts;     /* hosts of the cluster, in cluster order */
     int *host_vert; /* host index -> vertex */
+    int *vert_host; /* vertex -> host index, -1 for a switch */
     int cores;      /* ranks a host can take */
     int *job_hosts; /* candidate hosts for the job (slurm nodes=), NULL: all */
     int njob_hosts;
@@ -62,6 +64,13 @@ static inline bool topo_has_tree(const struct tacio_topo *t)
 /* Place ranks on the hosts the runtime found: rank r on the host_of[r]-th
  * candidate host of the topology (dist: topologies keep their own grouping). */
 int topo_place_hosts(struct tacio_topo *t, int nprocs, const int *host_of, int nhosts);
+
+/* Place ranks by host name: rank r on the topology host named
+ * names[host_of[r] * stride]. Returns 1 when every one of the @p nhosts
+ * names is a distinct host of the tree, 0 (nothing placed) when one is not,
+ * or a negative TACIO_E* code. */
+int topo_place_named(struct tacio_topo *t, int nprocs, const int *host_of, int nhosts,
+                     const char *names, size_t stride);
 
 /* Ranks of each host in increasing order: host h has ranks[ptr[h] .. ptr[h+1]). */
 int topo_host_ranks(const struct tacio_topo *t, int **ptr, int **ranks);

@@ -1,0 +1,136 @@
+/* bench/smpi's program: one pattern written and read back with tacio's C
+ * API under SimGrid's SMPI (smpicc), times taken on the simulated clock.
+ * The view is an hindexed type built from the pattern's closed form
+ * (bench/common/pattern.h): SMPI 3.32 reports subarray and resized types
+ * with a wrong envelope, so the applications' own types cannot be used.
+ * Checks: every read buffer against the closed form, and the whole file
+ * with POSIX reads (each rank a share).
+ *
+ * Prints on rank 0 one line:
+ *   pattern=P ranks=N strategy=S naggs=A bytes=B write_s=W read_s=R
+ *   write_shuffle_s=X read_shuffle_s=Y write_io_s=Z hop_bytes=H
+ *   max_link_load=L steps=K buffer_wrong=0 file_wrong=0
+ * (the stage times are the slowest rank's; hop-bytes and link loads are the
+ * plan's, on the topology the engine placed its hosts on).
+ * usage: smpibench FILE PATTERN N STRATEGY */
+#include "tacio.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/pattern.h"
+
+struct pieces {
+    int n, cap;
+    MPI_Aint *disp;
+    int *len; /* in doubles */
+};
+
+static void add_piece(int64_t off, int64_t len, void *ctx)
+{
+    struct pieces *p = ctx;
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 64;
+        p->disp = realloc(p->disp, sizeof(MPI_Aint) * (size_t)p->cap);
+        p->len = realloc(p->len, sizeof(int) * (size_t)p->cap);
+        if (!p->disp || !p->len)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    p->disp[p->n] = (MPI_Aint)off;
+    p->len[p->n++] = (int)(len / 8);
+}
+
+static MPI_Datatype view_type(const struct pattern *pat)
+{
+    struct pieces p = {0};
+    pieces_of(pat, add_piece, &p);
+    MPI_Datatype t;
+    MPI_Type_create_hindexed(p.n, p.len, p.disp, MPI_DOUBLE, &t);
+    MPI_Type_commit(&t);
+    free(p.disp);
+    free(p.len);
+    return t;
+}
+
+static void check(int rc, const char *what)
+{
+    if (!rc)
+        return;
+    char msg[MPI_MAX_ERROR_STRING];
+    int len;
+    tacio_error_string(rc, msg, &len);
+    fprintf(stderr, "smpibench: %s: %s\n", what, msg);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* One collective, timed on the simulated clock from a common start. */
+static double timed(tacio_file_t fh, double *buf, int64_t count, int write, struct tacio_stats *st)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    if (write)
+        check(tacio_file_write_at_all(fh, 0, buf, (MPI_Count)count, MPI_DOUBLE, MPI_STATUS_IGNORE),
+              "write_at_all");
+    else
+        check(tacio_file_read_at_all(fh, 0, buf, (MPI_Count)count, MPI_DOUBLE, MPI_STATUS_IGNORE),
+              "read_at_all");
+    double t = MPI_Wtime() - t0, slowest;
+    tacio_file_get_stats(fh, st);
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double stages[2] = {st->st4_shuffle, st->st5_io}, max[2];
+    MPI_Allreduce(stages, max, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    st->st4_shuffle = max[0];
+    st->st5_io = max[1];
+    return slowest;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    struct pattern pat;
+    if (argc != 5 || pattern_shape(&pat, argv[2], atoll(argv[3]))) {
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (!rank)
+            fprintf(stderr, "usage: smpibench FILE cube|btio(q^2 ranks)|collperf|ior|struct N "
+                            "STRATEGY\n");
+        MPI_Finalize();
+        return 2;
+    }
+    const char *path = argv[1], *strategy = argv[4];
+    int64_t count = 0;
+    pieces_of(&pat, count_piece, &count);
+    double *buf = malloc(sizeof(double) * (size_t)(count + 1));
+    MPI_Datatype ft = view_type(&pat);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "tacio_strategy", strategy);
+    tacio_file_t fh;
+    check(tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
+          "open");
+    check(tacio_file_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL), "set_view");
+    struct walk w = {buf, 0, 0, 1, 0};
+    pieces_of(&pat, fill_or_check, &w);
+    struct tacio_stats ws, rs;
+    double tw = timed(fh, buf, count, 1, &ws);
+    memset(buf, 0xff, sizeof(double) * (size_t)count);
+    double tr = timed(fh, buf, count, 0, &rs);
+    check(tacio_file_close(&fh), "close");
+    w = (struct walk){buf, 0, 0, 1, 1};
+    pieces_of(&pat, fill_or_check, &w);
+    int64_t wrong[2] = {w.wrong, check_file(&pat, path, 1)}, all[2];
+    MPI_Reduce(wrong, all, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (pat.rank == 0)
+        printf("pattern=%s ranks=%d strategy=%s naggs=%d bytes=%lld write_s=%.6f read_s=%.6f "
+               "write_shuffle_s=%.6f read_shuffle_s=%.6f write_io_s=%.6f hop_bytes=%lld "
+               "max_link_load=%lld steps=%d buffer_wrong=%lld file_wrong=%lld\n",
+               pat.name, pat.np, strategy, ws.naggs, (long long)ws.bytes, tw, tr, ws.st4_shuffle,
+               rs.st4_shuffle, ws.st5_io, (long long)ws.hop_bytes, (long long)ws.max_link_load,
+               ws.steps, (long long)all[0], (long long)all[1]);
+    MPI_Type_free(&ft);
+    MPI_Info_free(&info);
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,13 @@
+/* What the tacio command's parts share. */
+#ifndef TACIO_CLI_H
+#define TACIO_CLI_H
+
+#define EXIT_BAD_INPUT 2
+
+/* "tacio: error: ..." on stderr; returns EXIT_BAD_INPUT. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* tacio platform OPTIONS (tools/platform.c); argv holds the options only. */
+int cmd_platform(int argc, char **argv);
+
+#endif
