@@ -373,14 +373,14 @@ static int rename_hosts(struct tacio_topo *t, const char *names)
  * processor name is a distinct host of the tree (a topology describing the
  * real machine, or SimGrid's platform: a scattered allocation lands where
  * it is), else the i-th host in order on the i-th candidate host. */
-static int place_runtime(MPI_Comm comm, const int64_t *rec, const int *host_of, int nhosts,
-                         struct tacio_topo *t)
+static int place_runtime(MPI_Comm comm, const int64_t *rec, int nprocs, const int *host_of,
+                         int nhosts, struct tacio_topo *t)
 {
     char *names = NULL;
-    int rc = gather_names(comm, rec, t->nprocs, nhosts, &names);
+    int rc = gather_names(comm, rec, nprocs, nhosts, &names);
     int placed =
-        rc ? rc : topo_place_named(t, t->nprocs, host_of, nhosts, names, MPI_MAX_PROCESSOR_NAME);
-    if (placed == 0 && !(rc = topo_place_hosts(t, t->nprocs, host_of, nhosts)))
+        rc ? rc : topo_place_named(t, nprocs, host_of, nhosts, names, MPI_MAX_PROCESSOR_NAME);
+    if (placed == 0 && !(rc = topo_place_hosts(t, nprocs, host_of, nhosts)))
         rc = rename_hosts(t, names);
     free(names);
     return placed < 0 ? placed : rc;
@@ -414,14 +414,12 @@ int exec_topology(MPI_Comm comm, const struct tacio_hints *h, struct tacio_topo 
         else
             snprintf(spec, sizeof spec, "flat:nodes=%d,cores=%lld", nhosts, (long long)max_ppn);
         rc = tacio_topo_parse(spec, out);
-        if (!rc && !topo_has_tree(*out))
+        if (!rc && !topo_has_tree(*out)) /* dist: placed now; trees once names are known */
             rc = topo_place_hosts(*out, nprocs, host_of, nhosts);
-        else if (!rc)
-            (*out)->nprocs = nprocs;
     }
     rc = exec_agree(comm, rc);
     if (!rc && topo_has_tree(*out))
-        rc = exec_agree(comm, place_runtime(comm, rec, host_of, nhosts, *out));
+        rc = exec_agree(comm, place_runtime(comm, rec, nprocs, host_of, nhosts, *out));
     if (!rc)
         rc = runtime_memory(rec, *out);
     free(host_of);

@@ -35,6 +35,7 @@ struct bn {
     const struct tacio_topo *t;
     int a, nv;        /* FDs, tree vertices */
     int nu;           /* candidate hosts (hosts of the cb_config_list ranks) */
+    int *host_u;      /* topology host -> candidate host, -1 if none */
     int *u_vert;      /* candidate host -> its vertex */
     int *u_cap;       /* aggregator slots on it */
     int *fv_ptr;      /* FD j's loaded vertices: fv[fv_ptr[j] .. fv_ptr[j+1]) */
@@ -105,24 +106,21 @@ static struct score load_all(struct bn *b, const int *host_of)
 static int setup_candidates(struct bn *b, const int *list, int n)
 {
     const struct tacio_topo *t = b->t;
-    int *seen = malloc(sizeof(int) * (size_t)t->nhosts);
+    b->host_u = malloc(sizeof(int) * (size_t)t->nhosts);
     b->u_vert = malloc(sizeof(int) * (size_t)n);
     b->u_cap = xcalloc((size_t)n, sizeof(int));
-    if (!seen || !b->u_vert || !b->u_cap) {
-        free(seen);
+    if (!b->host_u || !b->u_vert || !b->u_cap)
         return tacio_fail(TACIO_ENOMEM, "out of memory");
-    }
     for (int h = 0; h < t->nhosts; h++)
-        seen[h] = -1;
+        b->host_u[h] = -1;
     for (int i = 0; i < n; i++) {
         int h = t->rank_host[list[i]];
-        if (seen[h] < 0) {
-            seen[h] = b->nu;
+        if (b->host_u[h] < 0) {
+            b->host_u[h] = b->nu;
             b->u_vert[b->nu++] = t->host_vert[h];
         }
-        b->u_cap[seen[h]]++;
+        b->u_cap[b->host_u[h]]++;
     }
-    free(seen);
     return 0;
 }
 
@@ -165,6 +163,7 @@ static int setup_fds(struct bn *b, const struct comm *c)
 
 static void bn_free(struct bn *b)
 {
+    free(b->host_u);
     free(b->u_vert);
     free(b->u_cap);
     free(b->fv_ptr);
@@ -375,15 +374,6 @@ static int weighted_lap(struct bn *b, const double *w_up, const double *w_dn, in
     return rc;
 }
 
-static void keep_if_better(struct bn *b, const int *host_of, int *best_host, struct score *best)
-{
-    struct score s = load_all(b, host_of);
-    if (better(s, *best)) {
-        *best = s;
-        memcpy(best_host, host_of, sizeof(int) * (size_t)b->a);
-    }
-}
-
 /* Multiplicative weights: each round's busiest links weigh more in the
  * next round's LAP (the first round, all weights 1, minimises hop-bytes). */
 static int reweigh(struct bn *b, int *best_host, struct score *best)
@@ -397,8 +387,11 @@ static int reweigh(struct bn *b, int *best_host, struct score *best)
     for (int round = 0; !rc && round < EXP_ROUNDS; round++) {
         if ((rc = weighted_lap(b, w_up, w_dn, host_of)))
             break;
-        keep_if_better(b, host_of, best_host, best);
         struct score s = load_all(b, host_of);
+        if (better(s, *best)) {
+            *best = s;
+            memcpy(best_host, host_of, sizeof(int) * (size_t)b->a);
+        }
         double top = 0;
         for (int v = 0; s.max > 0 && v < b->nv; v++) {
             w_up[v] *= exp((double)b->up[v] / (double)s.max);
@@ -487,17 +480,27 @@ static void local_search(struct bn *b, int *host_of, struct score *cur)
 
 /* ---- the strategy ---- */
 
-/* Each FD's rank on its host: of the host's free aggregator slots, the
- * rank holding most of the FD (hop-bytes inside the host). */
-static void ranks_of(const struct bn *b, const struct comm *c, const int *list, int n,
-                     const int *host_of, int *agg)
+/* Each FD's rank on its host: of the host's free aggregator slots (the
+ * list's ranks on it), the rank holding most of the FD (hop-bytes inside
+ * the host). */
+static int ranks_of(const struct bn *b, const struct comm *c, const int *list, int n,
+                    const int *host_of, int *agg)
 {
+    int *first = malloc(sizeof(int) * (size_t)b->nu), *next = malloc(sizeof(int) * (size_t)n);
     char *taken = xcalloc((size_t)n, 1);
-    for (int j = 0; taken && j < b->a; j++) {
+    int rc = first && next && taken ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (int u = 0; !rc && u < b->nu; u++)
+        first[u] = -1;
+    for (int i = n - 1; !rc && i >= 0; i--) { /* each host's slots, in list order */
+        int u = b->host_u[b->t->rank_host[list[i]]];
+        next[i] = first[u];
+        first[u] = i;
+    }
+    for (int j = 0; !rc && j < b->a; j++) {
         int pick = -1;
         int64_t most = -1;
-        for (int i = 0; i < n; i++) {
-            if (taken[i] || b->t->host_vert[b->t->rank_host[list[i]]] != b->u_vert[host_of[j]])
+        for (int i = first[host_of[j]]; i >= 0; i = next[i]) {
+            if (taken[i])
                 continue;
             int64_t held = 0;
             for (int64_t k = c->col_ptr[j]; k < c->col_ptr[j + 1]; k++)
@@ -510,16 +513,17 @@ static void ranks_of(const struct bn *b, const struct comm *c, const int *list, 
         taken[pick] = 1;
         agg[j] = list[pick];
     }
+    free(first);
+    free(next);
     free(taken);
+    return rc;
 }
 
 static int solve(struct bn *b, const int *list, int n, int *best_host, bool *optimal)
 {
     struct score best;
     for (int j = 0; j < b->a; j++) /* ROMIO's assignment: FD j to the j-th slot */
-        for (int u = 0; u < b->nu; u++)
-            if (b->u_vert[u] == b->t->host_vert[b->t->rank_host[list[j % n]]])
-                best_host[j] = u;
+        best_host[j] = b->host_u[b->t->rank_host[list[j % n]]];
     best = load_all(b, best_host);
     int rc = (int64_t)b->a * b->nu <= LAP_MAX_CELLS ? reweigh(b, best_host, &best) : 0;
     if (!rc)
@@ -550,10 +554,11 @@ static int bottleneck_assign(const struct plan_ctx *ctx, struct partition *part,
     bool optimal = false;
     if (!rc && !(rc = setup_candidates(&b, list, n)) && !(rc = setup_fds(&b, c)))
         rc = solve(&b, list, n, best_host, &optimal);
+    if (!rc)
+        rc = ranks_of(&b, c, list, n, best_host, plan->agg);
     if (!rc) {
         struct score s = load_all(&b, best_host);
         int64_t lb = lower_bound(&b);
-        ranks_of(&b, c, list, n, best_host, plan->agg);
         int at = snprintf(plan->detail, sizeof plan->detail, "solver=%s max_link=%lld",
                           optimal ? "exact" : "search", (long long)s.max);
         if (lb >= 0) /* max / bound: the result is within this factor of the optimum */
