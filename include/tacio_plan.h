@@ -162,8 +162,9 @@ TACIO_API void tacio_plan_get_metrics(const struct tacio_plan *plan,
  * topology has no tree. */
 TACIO_API int tacio_plan_get_nlinks(const struct tacio_plan *plan);
 struct tacio_link_info {
-    const char *name; /**< the vertex below the link (owned by the plan) */
-    int64_t up, down; /**< bytes the plan sends over it each way */
+    const char *name;  /**< the vertex below the link (owned by the plan) */
+    const char *above; /**< the vertex above it; NULL for the root's (no link) */
+    int64_t up, down;  /**< bytes the plan sends over it each way */
 };
 /** Returns TACIO_EINVAL when @p link is not in [0, nlinks). */
 TACIO_API int tacio_plan_get_link(const struct tacio_plan *plan, int link,

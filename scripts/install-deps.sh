@@ -37,3 +37,12 @@ if ! python3 -c 'import scipy, numpy' >/dev/null 2>&1; then
     python3 -m pip install -q scipy numpy 2>/dev/null ||
         python3 -m pip install -q --break-system-packages scipy numpy
 fi
+
+# matplotlib draws `tacio report`'s charts (tools/report.py; not a dependency
+# of the library). From PyPI like numpy above: Debian's build is tied to
+# Debian's numpy.
+if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
+    echo "install-deps: pip install matplotlib"
+    python3 -m pip install -q matplotlib 2>/dev/null ||
+        python3 -m pip install -q --break-system-packages matplotlib
+fi

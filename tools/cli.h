@@ -10,4 +10,7 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* tacio platform OPTIONS (tools/platform.c); argv holds the options only. */
 int cmd_platform(int argc, char **argv);
 
+/* tacio report INPUT... --out DIR (tools/report.c runs tools/report.py). */
+int cmd_report(int argc, char **argv);
+
 #endif

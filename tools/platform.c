@@ -144,6 +144,25 @@ static double level_bw(const struct platform_opts *o, int level)
     return o->link_bw[level < o->nlevels ? level : o->nlevels - 1];
 }
 
+/* auto's cost model calibrated from the platform (README "auto"): hosts'
+ * links and the slowest level above them, each host's disk for one
+ * aggregator and for all of a host's, every job host's disk for the whole,
+ * and a message's latency up to the root and back. */
+static void print_model(const struct platform_opts *o, const struct tacio_topo *t)
+{
+    double uplink = level_bw(o, 1);
+    for (int l = 2; l < o->nlevels; l++)
+        uplink = level_bw(o, l) < uplink ? level_bw(o, l) : uplink;
+    int depth = 0;
+    struct tacio_vertex_info v;
+    if (!tacio_topo_get_vertex(t, tacio_topo_get_host_vertex(t, 0), &v))
+        depth = v.depth;
+    printf("model=tacio_bw_link=%.4g,tacio_bw_uplink=%.4g,tacio_bw_agg_io=%.4g,"
+           "tacio_bw_host_io=%.4g,tacio_bw_fs=%.4g,tacio_latency=%.4g\n",
+           level_bw(o, 0), uplink, o->disk_bw, o->disk_bw,
+           o->disk_bw * tacio_topo_get_nused_hosts(t), 2 * depth * o->latency);
+}
+
 static void xml_head(FILE *f, const struct platform_opts *o)
 {
     fprintf(f,
@@ -302,11 +321,13 @@ int cmd_platform(int argc, char **argv)
                        kind);
     else
         rc = write_files(&o, t, native);
-    if (!rc)
+    if (!rc) {
         printf("platform=%s/platform.xml hostfile=%s/hostfile network=%s hosts=%d "
-               "job_hosts=%d ranks=%d hint=tacio_topology=%s sim_io_bw=%.0f\n",
+               "job_hosts=%d ranks=%d hint=tacio_topology=%s sim_io_bw=%.0f ",
                o.out, o.out, native ? "native" : "tree", tacio_topo_get_nhosts(t),
                tacio_topo_get_nused_hosts(t), o.procs, o.topology, o.disk_bw);
+        print_model(&o, t);
+    }
     tacio_topo_free(t);
     return rc;
 }

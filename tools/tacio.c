@@ -24,6 +24,8 @@ static const char usage[] =
     "                      [--network tree|native] [--link-bw B1,B2,...] [--latency L]\n"
     "                      [--disk-bw B]   (SimGrid platform.xml and hostfile, README\n"
     "                      \"Evaluating on a cluster you don't have\")\n"
+    "       tacio report   INPUT... --out DIR   (charts from TACIO_STATS, plans, bench/smpi\n"
+    "                      results; needs python3 and matplotlib)\n"
     "patterns:   cube:n=N[,elem=8]  btio:n=N  collperf:n=N  ior:block=B,transfer=T,segments=S\n"
     "            mesh:elems=E[,seed=S]  extents:FILE  matrix:FILE\n"
     "topologies: tree:racks=R,nodes=N,cores=C  fattree:k=K,cores=C  flat:nodes=N,cores=C\n"
@@ -123,7 +125,8 @@ static int parse_value_opt(struct options *o, const char *name, char *val)
 static int parse_args(int argc, char **argv, struct options *o)
 {
     if (argc < 2 || (strcmp(argv[1], "plan") && strcmp(argv[1], "compare")))
-        return cli_error("expected a command: tacio plan|compare|platform ... (tacio --help)");
+        return cli_error(
+            "expected a command: tacio plan|compare|platform|report ... (tacio --help)");
     o->cmd = argv[1];
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
@@ -370,6 +373,8 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && !strcmp(argv[1], "platform"))
         return cmd_platform(argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "report"))
+        return cmd_report(argc - 2, argv + 2);
     struct options o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc)

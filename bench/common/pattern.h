@@ -19,6 +19,7 @@
 struct pattern {
     const char *name;
     int64_t n;             /* cube, btio, collperf: edge; ior: block bytes; struct: records */
+    int64_t segments;      /* ior: 8; ior1: 1 (IOR's default -s 1) */
     int rank, np, dims[3]; /* rank's place in the process grid */
     int64_t file_bytes;    /* bytes the pattern spans */
     MPI_Datatype filetype;
@@ -75,7 +76,7 @@ static inline void btio_pieces(const struct pattern *p, piece_fn fn, void *ctx)
 #define IOR_SEGMENTS 8
 static inline void ior_pieces(const struct pattern *p, piece_fn fn, void *ctx)
 {
-    for (int64_t s = 0; s < IOR_SEGMENTS; s++)
+    for (int64_t s = 0; s < p->segments; s++)
         fn((s * p->np + p->rank) * p->n, p->n, ctx);
 }
 
@@ -93,7 +94,7 @@ static inline void pieces_of(const struct pattern *p, piece_fn fn, void *ctx)
 {
     if (!strcmp(p->name, "btio"))
         btio_pieces(p, fn, ctx);
-    else if (!strcmp(p->name, "ior"))
+    else if (p->segments)
         ior_pieces(p, fn, ctx);
     else if (!strcmp(p->name, "struct"))
         struct_pieces(p, fn, ctx);
@@ -109,9 +110,9 @@ static inline int slot_covered(const struct pattern *p, int64_t slot)
 }
 
 /* The pattern's grid and sizes for the calling rank (no MPI types): @p n is
- * the edge (cube, collperf, btio), the block bytes (ior) or the records per
- * rank (struct). -1 for an unknown pattern or a btio rank count that is not
- * a square. */
+ * the edge (cube, collperf, btio), the block bytes (ior: 8 segments; ior1:
+ * one) or the records per rank (struct). -1 for an unknown pattern or a btio
+ * rank count that is not a square. */
 static inline int pattern_shape(struct pattern *p, const char *name, int64_t n)
 {
     memset(p, 0, sizeof *p);
@@ -131,9 +132,10 @@ static inline int pattern_shape(struct pattern *p, const char *name, int64_t n)
         p->dims[0] = p->dims[1] = p->dims[2] = q;
         p->n = n / q * q;
         p->file_bytes = p->n * p->n * p->n * 40;
-    } else if (!strcmp(name, "ior"))
-        p->file_bytes = IOR_SEGMENTS * p->np * n;
-    else if (!strcmp(name, "struct"))
+    } else if (!strcmp(name, "ior") || !strcmp(name, "ior1")) {
+        p->segments = name[3] ? 1 : IOR_SEGMENTS;
+        p->file_bytes = p->segments * p->np * n;
+    } else if (!strcmp(name, "struct"))
         p->file_bytes = n * p->np * 32;
     else
         return -1;

@@ -9,7 +9,8 @@
  * Prints on rank 0 one line:
  *   pattern=P ranks=N strategy=S naggs=A bytes=B write_s=W read_s=R
  *   write_shuffle_s=X read_shuffle_s=Y write_io_s=Z hop_bytes=H
- *   max_link_load=L steps=K buffer_wrong=0 file_wrong=0
+ *   max_link_load=L steps=K buffer_bytes=M buffer_wrong=0 file_wrong=0
+ *   write_st1..write_st5=T read_st1..read_st5=T
  * (the stage times are the slowest rank's; hop-bytes and link loads are the
  * plan's, on the topology the engine placed its hosts on).
  * usage: smpibench FILE PATTERN N STRATEGY */
@@ -78,10 +79,15 @@ static double timed(tacio_file_t fh, double *buf, int64_t count, int write, stru
     double t = MPI_Wtime() - t0, slowest;
     tacio_file_get_stats(fh, st);
     MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    double stages[2] = {st->st4_shuffle, st->st5_io}, max[2];
-    MPI_Allreduce(stages, max, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    st->st4_shuffle = max[0];
-    st->st5_io = max[1];
+    /* each stage's slowest rank, as TACIO_STATS reports them */
+    double stages[5] = {st->st1_access, st->st2_plan, st->st3_route, st->st4_shuffle, st->st5_io};
+    double max[5];
+    MPI_Allreduce(stages, max, 5, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    st->st1_access = max[0];
+    st->st2_plan = max[1];
+    st->st3_route = max[2];
+    st->st4_shuffle = max[3];
+    st->st5_io = max[4];
     return slowest;
 }
 
@@ -93,7 +99,7 @@ int main(int argc, char **argv)
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (!rank)
-            fprintf(stderr, "usage: smpibench FILE cube|btio(q^2 ranks)|collperf|ior|struct N "
+            fprintf(stderr, "usage: smpibench FILE cube|btio(q^2 ranks)|collperf|ior|ior1|struct N "
                             "STRATEGY\n");
         MPI_Finalize();
         return 2;
@@ -124,10 +130,15 @@ int main(int argc, char **argv)
     if (pat.rank == 0)
         printf("pattern=%s ranks=%d strategy=%s naggs=%d bytes=%lld write_s=%.6f read_s=%.6f "
                "write_shuffle_s=%.6f read_shuffle_s=%.6f write_io_s=%.6f hop_bytes=%lld "
-               "max_link_load=%lld steps=%d buffer_wrong=%lld file_wrong=%lld\n",
+               "max_link_load=%lld steps=%d buffer_bytes=%lld buffer_wrong=%lld file_wrong=%lld",
                pat.name, pat.np, strategy, ws.naggs, (long long)ws.bytes, tw, tr, ws.st4_shuffle,
                rs.st4_shuffle, ws.st5_io, (long long)ws.hop_bytes, (long long)ws.max_link_load,
-               ws.steps, (long long)all[0], (long long)all[1]);
+               ws.steps, (long long)ws.buffer_bytes, (long long)all[0], (long long)all[1]);
+    if (pat.rank == 0) /* the same line: each stage's slowest rank */
+        printf(" write_st1=%.6f write_st2=%.6f write_st3=%.6f write_st4=%.6f write_st5=%.6f "
+               "read_st1=%.6f read_st2=%.6f read_st3=%.6f read_st4=%.6f read_st5=%.6f\n",
+               ws.st1_access, ws.st2_plan, ws.st3_route, ws.st4_shuffle, ws.st5_io, rs.st1_access,
+               rs.st2_plan, rs.st3_route, rs.st4_shuffle, rs.st5_io);
     MPI_Type_free(&ft);
     MPI_Info_free(&info);
     free(buf);

@@ -35,10 +35,12 @@ static const struct hint_def table[] = {
     {"tacio_aggs_per_host", H_SIZE, FIELD(aggs_per_host), 1, "1"},
     {"tacio_msg_group", H_SIZE, FIELD(msg_group), 0, NULL},
     {"tacio_solver", H_SOLVER, FIELD(solver), 0, "auto"},
-    {"tacio_bw_link", H_DOUBLE, FIELD(bw_link), 0, "12.5e9"},  /* 100 Gb/s links */
-    {"tacio_bw_agg_io", H_DOUBLE, FIELD(bw_agg_io), 0, "2e9"}, /* one aggregator's writes */
-    {"tacio_bw_fs", H_DOUBLE, FIELD(bw_fs), 0, "100e9"},       /* the file system's aggregate */
-    {"tacio_latency", H_DOUBLE, FIELD(latency), 0, "2e-6"},    /* per message */
+    {"tacio_bw_link", H_DOUBLE, FIELD(bw_link), 0, "12.5e9"}, /* 100 Gb/s links */
+    {"tacio_bw_uplink", H_DOUBLE, FIELD(bw_uplink), 0, NULL}, /* between switches; unset: bw_link */
+    {"tacio_bw_agg_io", H_DOUBLE, FIELD(bw_agg_io), 0, "2e9"},  /* one aggregator's writes */
+    {"tacio_bw_host_io", H_DOUBLE, FIELD(bw_host_io), 0, NULL}, /* a host's; unset: not charged */
+    {"tacio_bw_fs", H_DOUBLE, FIELD(bw_fs), 0, "100e9"},        /* the file system's aggregate */
+    {"tacio_latency", H_DOUBLE, FIELD(latency), 0, "2e-6"},     /* per message */
     {"tacio_ranks_per_node", H_SIZE, FIELD(ranks_per_node), 1, NULL},
     {"tacio_topology", H_TEXT, FIELD(topology), 0, NULL},
     {"tacio_mem_per_node", H_SIZE, FIELD(mem_per_node), 1, NULL},

@@ -134,27 +134,54 @@ static int step_fanin(const struct tacio_topo *t, const struct comm *c,
     return rc;
 }
 
-/* auto's cost model, in seconds (README "auto"): the busiest link (or an
- * aggregator's NIC) at bw_link, plus the busiest aggregator's writes at
- * bw_agg_io or the whole at bw_fs, whichever is slower, plus one latency per
- * message the busiest aggregator receives. */
-static double model_seconds(const struct tacio_hints *h, const struct metrics *m, int64_t max_nic,
-                            int64_t max_msgs)
+/* The busiest link's time: hosts' own links at bw_link, links between
+ * switches at bw_uplink (0: bw_link). Without a tree, all off-node bytes
+ * through one link. */
+static double link_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
+                           const struct tacio_plan *plan)
 {
-    int64_t net = max64(m->max_link_load > 0 ? m->max_link_load : m->offnode_bytes, max_nic);
+    if (!plan->link_up)
+        return (double)plan->m.offnode_bytes / h->bw_link;
+    double up = h->bw_uplink > 0 ? h->bw_uplink : h->bw_link, worst = 0;
+    for (int v = 0; v < t->nverts; v++) {
+        double load = (double)max64(plan->link_up[v], plan->link_down[v]);
+        double s = load / (t->vert_host[v] >= 0 ? h->bw_link : up);
+        worst = s > worst ? s : worst;
+    }
+    return worst;
+}
+
+/* auto's cost model, in seconds (README "auto"): the network (the busiest
+ * link, or the busiest aggregator's NIC) plus the I/O (the busiest
+ * aggregator at bw_agg_io, the busiest host at bw_host_io since its
+ * aggregators share its way to storage, or the whole at bw_fs, whichever
+ * is slowest) plus one latency per message the busiest aggregator receives. */
+static double model_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
+                            const struct tacio_plan *plan, int64_t max_nic, int64_t max_msgs)
+{
+    const struct metrics *m = &plan->m;
+    double net = link_seconds(t, h, plan), nic = (double)max_nic / h->bw_link;
     double io = (double)m->max_agg_bytes / h->bw_agg_io;
+    double host = h->bw_host_io > 0 ? (double)m->max_host_bytes / h->bw_host_io : 0;
     double fs = (double)m->total_bytes / h->bw_fs;
-    return (double)net / h->bw_link + (io > fs ? io : fs) + (double)max_msgs * h->latency;
+    io = host > io ? host : io;
+    return (net > nic ? net : nic) + (io > fs ? io : fs) + (double)max_msgs * h->latency;
 }
 
 static void summarise_aggs(const struct plan_ctx *ctx, struct tacio_plan *plan,
-                           const struct per_agg *pa, int64_t *max_nic, int64_t *max_msgs)
+                           const struct per_agg *pa, int64_t *host_bytes, int64_t *max_nic,
+                           int64_t *max_msgs)
 {
     struct metrics *m = &plan->m;
     int64_t cb = ctx->h->cb_buffer_size;
     for (int r = 0; r < ctx->topo->nprocs; r++) {
         if (pa->extent[r] == 0 && pa->bytes[r] == 0 && pa->msgs[r] == 0)
             continue;
+        if (host_bytes) {
+            int64_t *hb = &host_bytes[ctx->topo->rank_host[r]];
+            *hb += pa->bytes[r];
+            m->max_host_bytes = max64(m->max_host_bytes, *hb);
+        }
         m->naggs++;
         m->max_agg_bytes = max64(m->max_agg_bytes, pa->bytes[r]);
         m->max_agg_mem = max64(m->max_agg_mem, min64(pa->extent[r], cb));
@@ -187,11 +214,15 @@ int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tac
         plan->link_name = names_copy(t->vname, t->nverts);
         plan->link_up = xcalloc((size_t)t->nverts, sizeof(int64_t));
         plan->link_down = xcalloc((size_t)t->nverts, sizeof(int64_t));
+        plan->link_parent = malloc(sizeof(int) * (size_t)t->nverts);
+        if (plan->link_parent)
+            memcpy(plan->link_parent, t->parent, sizeof(int) * (size_t)t->nverts);
     }
     int rc = 0;
     if (!pa.bytes || !pa.extent || !pa.offnode_in || !pa.msgs || !host_acc || !touched ||
         !plan->fd_bytes || !plan->fd_mem ||
-        (topo_has_tree(t) && (!plan->link_up || !plan->link_down || !plan->link_name)))
+        (topo_has_tree(t) &&
+         (!plan->link_up || !plan->link_down || !plan->link_name || !plan->link_parent)))
         rc = tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
     memset(&plan->m, 0, sizeof plan->m);
     plan->m.total_bytes = c->total;
@@ -199,10 +230,11 @@ int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tac
         fd_traffic(ctx, c, j, plan, host_acc, touched, &pa);
     int64_t max_nic = 0, max_msgs = 0;
     if (!rc) {
-        summarise_aggs(ctx, plan, &pa, &max_nic, &max_msgs);
+        memset(host_acc, 0, sizeof(int64_t) * (size_t)t->nhosts); /* now per host I/O */
+        summarise_aggs(ctx, plan, &pa, t->rank_host ? host_acc : NULL, &max_nic, &max_msgs);
         max_link(t, plan);
         rc = step_fanin(t, c, plan, &plan->m.max_step_fanin);
-        plan->m.model_seconds = model_seconds(ctx->h, &plan->m, max_nic, max_msgs);
+        plan->m.model_seconds = model_seconds(t, ctx->h, plan, max_nic, max_msgs);
     }
     free(pa.bytes);
     free(pa.extent);

@@ -128,6 +128,7 @@ void tacio_plan_free(struct tacio_plan *p)
     free(p->link_up);
     free(p->link_down);
     free(p->link_name);
+    free(p->link_parent);
     free(p);
 }
 
@@ -151,15 +152,18 @@ static void json_fds(const struct tacio_plan *p, FILE *out)
     fputc(']', out);
 }
 
-/* Links that carry any bytes: the vertex below the link, bytes up, down. */
+/* Links that carry any bytes: the vertices below and above the link, bytes
+ * up, down (with "above", a reader can draw the loaded part of the tree). */
 static void json_links(const struct tacio_plan *p, FILE *out)
 {
     fputs(",\"links\":[", out);
     bool first = true;
     for (int v = 0; p->link_up && v < p->nlinks; v++)
         if (p->link_up[v] || p->link_down[v]) {
-            fprintf(out, "%s{\"below\":\"%s\",\"up\":%lld,\"down\":%lld}", first ? "" : ",",
-                    p->link_name[v], (long long)p->link_up[v], (long long)p->link_down[v]);
+            fprintf(out, "%s{\"below\":\"%s\",\"above\":\"%s\",\"up\":%lld,\"down\":%lld}",
+                    first ? "" : ",", p->link_name[v],
+                    p->link_parent[v] >= 0 ? p->link_name[p->link_parent[v]] : "",
+                    (long long)p->link_up[v], (long long)p->link_down[v]);
             first = false;
         }
     fputc(']', out);

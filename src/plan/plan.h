@@ -40,7 +40,7 @@ struct tacio_hints {
     int64_t msg_group;     /* mccio: aggregation group size; 0: one group */
     char solver[8];        /* auto, flow, dense */
     /* auto's cost model, bytes/s and seconds */
-    double bw_link, bw_agg_io, bw_fs, latency;
+    double bw_link, bw_uplink, bw_agg_io, bw_host_io, bw_fs, latency;
     /* the MPI engine's: virtual hosts, the network, a cap on free memory */
     int64_t ranks_per_node; /* 0: real hosts */
     char topology[256];     /* "": one switch */
@@ -78,6 +78,7 @@ struct metrics {
     int64_t total_bytes, shuffle_bytes, offnode_bytes, hop_bytes;
     int64_t max_link_load; /* -1: no tree to route over (dist: topologies) */
     int64_t max_agg_bytes, max_agg_mem, messages, rounds;
+    int64_t max_host_bytes; /* bytes the busiest host's aggregators write */
     int naggs;
     int max_step_fanin; /* aggregators pulling from one host in one collection step */
     double model_seconds;
@@ -98,6 +99,7 @@ struct tacio_plan {
     int64_t *fd_bytes, *fd_mem;   /* per FD (= per aggregator): data, buffer memory */
     int64_t *link_up, *link_down; /* per tree vertex: bytes on the link to its parent */
     char **link_name;             /* per tree vertex (names_copy: one block) */
+    int *link_parent;             /* per tree vertex: the vertex above, -1 at the root */
     int nlinks;
     double plan_seconds;
 };
@@ -175,6 +177,8 @@ int comm_build(const struct tacio_pattern *pat, const struct partition *part, st
 int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct comm *out);
 /* C from its rows (CSR over p ranks and a FDs); frees the arrays. */
 int comm_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct comm *out);
+/* A deep copy of src into dst (nothing to free on failure). */
+int comm_copy(const struct comm *src, struct comm *dst);
 void comm_free(struct comm *c);
 /* C for part, each of whose FDs is a run of neighbouring FDs of old (C's
  * partition), by merging C's columns in place: 0. 1: part is not such a

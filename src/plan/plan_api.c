@@ -124,8 +124,10 @@ int tacio_plan_get_link(const struct tacio_plan *plan, int link, struct tacio_li
 {
     if (link < 0 || link >= plan->nlinks)
         return tacio_fail(TACIO_EINVAL, "link %d of a plan with %d", link, plan->nlinks);
-    *out =
-        (struct tacio_link_info){plan->link_name[link], plan->link_up[link], plan->link_down[link]};
+    int up = plan->link_parent[link];
+    const char *above = up >= 0 ? plan->link_name[up] : NULL;
+    *out = (struct tacio_link_info){plan->link_name[link], above, plan->link_up[link],
+                                    plan->link_down[link]};
     return 0;
 }
 

@@ -88,6 +88,11 @@ static void costs(tacio_plan_t p, tacio_topo_t topo, const struct tacio_plan_met
     CHECK(tacio_plan_get_nlinks(p) > 0);
     for (int k = 0; k < tacio_plan_get_nlinks(p); k++) {
         CHECK_EQ(tacio_plan_get_link(p, k, &l), 0);
+        struct tacio_vertex_info v, up;
+        CHECK_EQ(tacio_topo_get_vertex(topo, k, &v), 0);
+        CHECK(v.parent < 0 ? l.above == NULL
+                           : tacio_topo_get_vertex(topo, v.parent, &up) == 0 && l.above &&
+                                 !strcmp(l.above, up.name));
         busiest = busiest > l.up ? busiest : l.up;
         busiest = busiest > l.down ? busiest : l.down;
     }

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""tacio report, tested by content: every chart's drawn bars, segments, lines
+and edges are read back from its SVG and checked against the numbers of the
+inputs they were drawn from (recomputed here), geometry included: a bar's
+height, a segment's width, a point's height and an edge's width must be
+proportional (affine for points) to its value.
+
+Inputs: a real `tacio compare --json` (plans with link loads), TACIO_STATS
+lines at two rank counts (bandwidth needs two) and bench/smpi result lines
+at 1 and 2 aggregators per host (fig. 13).
+
+usage: report.py TACIO_EXE
+"""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def svg_items(path):
+    """{id: (path d's points, stroke width)} for every artist report tagged."""
+    text = open(path).read()
+    items = {}
+    for m in re.finditer(r'<g id="([^"]*\|[^"]*)">\s*<path d="([^"]*)"([^>]*)>', text):
+        gid = m.group(1).replace("&amp;", "&")
+        nums = [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", m.group(2))]
+        pts = list(zip(nums[0::2], nums[1::2]))
+        sw = re.search(r"stroke-width: ([\d.]+)", m.group(3))
+        items[gid] = (pts, float(sw.group(1)) if sw else None)
+    return items
+
+
+def proportional(pairs, what):
+    """Every (value, drawn size) pair has the same size/value ratio."""
+    pairs = [(v, s) for v, s in pairs if v]
+    check(pairs, f"{what}: nothing drawn")
+    if pairs:
+        k = pairs[0][1] / pairs[0][0]
+        for v, s in pairs:
+            check(abs(s - k * v) <= 1e-3 * max(1.0, abs(k * v)),
+                  f"{what}: drawn {s} for {v}, expected {k * v}")
+
+
+def png_ok(path):
+    head = open(path, "rb").read(24)
+    w, h = struct.unpack(">II", head[16:24]) if len(head) == 24 else (0, 0)
+    return head[:8] == b"\x89PNG\r\n\x1a\n" and w > 100 and h > 100
+
+
+def write_inputs(work, tacio):
+    plans = os.path.join(work, "cube.json")
+    with open(plans, "w") as f:
+        subprocess.run([tacio, "compare", "--pattern", "cube:n=32", "--procs", "8",
+                        "--topology", "tree:racks=2,nodes=2,cores=2", "--placement", "cyclic",
+                        "--strategies", "romio,tatp,bottleneck", "--json"], stdout=f, check=True)
+    stats = os.path.join(work, "stats.jsonl")
+    runs = [  # strategy, procs, op, stage seconds, bytes, hop-bytes
+        ("romio", 8, "write", [0.001, 0.002, 0.001, 0.010, 0.020], 1 << 20, 900),
+        ("tatp", 8, "write", [0.001, 0.003, 0.001, 0.006, 0.020], 1 << 20, 700),
+        ("romio", 16, "write", [0.001, 0.002, 0.002, 0.020, 0.030], 2 << 20, 2000),
+        ("tatp", 16, "write", [0.001, 0.004, 0.002, 0.012, 0.030], 2 << 20, 1500),
+    ]
+    with open(stats, "w") as f:
+        for s, n, op, st, b, hop in runs:
+            rec = {"op": op, "strategy": s, "procs": n, "total": sum(st), "bytes": b,
+                   "hop_bytes": hop, "max_link_load": hop // 3, "naggs": 2,
+                   "buffer_bytes": b // 2}
+            rec.update({f"st{k + 1}": t for k, t in enumerate(st)})
+            f.write(json.dumps(rec) + "\n")
+        f.write("not a record\n")
+    bench = os.path.join(work, "bench.txt")
+    with open(bench, "w") as f:
+        for s, k, ws, hop in (("romio", 1, 0.004, 5000), ("romio", 2, 0.003, 5200),
+                              ("tatp", 1, 0.005, 4000), ("tatp", 2, 0.002, 4100)):
+            f.write(f"cluster=inspur placement=scatter:seed=1 pattern=cube ranks=64 "
+                    f"aggs_per_host={k} strategy={s} naggs={6 * k} write_s={ws} "
+                    f"read_s={ws * 1.5} hop_bytes={hop} max_link_load={hop // 4} "
+                    f"bytes=4194304 buffer_bytes={699051 // k} verified=yes\n")
+    return plans, stats, runs, bench
+
+
+def test_hop_bytes(out, plans, runs):
+    items = svg_items(os.path.join(out, "hop_bytes.svg"))
+    bars = {k: v for k, v in items.items() if k.startswith("hop_bytes|")}
+    want = {(p["strategy"], f"cube ({p['procs']} ranks)"): p["hop_bytes"] for p in plans}
+    want.update({(s, f"{n} ranks"): hop for s, n, op, st, b, hop in runs})
+    want.update({("romio", "cube 64"): 5000, ("tatp", "cube 64"): 4000})  # 1 agg/host only
+    got = {}
+    for gid, (pts, _) in bars.items():
+        _, s, job, v = gid.split("|")
+        got[(s, job)] = int(v)
+        check(want.get((s, job)) == int(v), f"hop_bytes bar {gid}: input says {want.get((s, job))}")
+    check(set(got) == set(want), f"hop_bytes bars {sorted(got)} != inputs {sorted(want)}")
+    ys = {gid: pts for gid, (pts, _) in bars.items()}
+    proportional([(int(g.split("|")[3]), max(y for _, y in p) - min(y for _, y in p))
+                  for g, p in ys.items()], "hop_bytes bar heights")
+
+
+def test_stages(out, runs):
+    items = svg_items(os.path.join(out, "stages.svg"))
+    names = ["access", "plan", "route", "shuffle", "I/O"]
+    pairs = []
+    for s, n, op, st, b, hop in runs:
+        for k, t in enumerate(st):
+            gid = [g for g in items if g.startswith(f"stages|{n} ranks {op} {s}|{names[k]}|")]
+            check(len(gid) == 1, f"stages: segment {n} {op} {s} {names[k]} drawn {len(gid)}x")
+            if gid:
+                share = float(gid[0].split("|")[3])
+                check(abs(share - t / sum(st)) < 1e-6, f"stages {gid[0]}: want {t / sum(st)}")
+                pts = items[gid[0]][0]
+                pairs.append((t / sum(st), max(x for x, _ in pts) - min(x for x, _ in pts)))
+    proportional(pairs, "stage segment widths")
+
+
+def test_bandwidth(out, runs):
+    items = svg_items(os.path.join(out, "bandwidth.svg"))
+    pts_all = []
+    for s in ("romio", "tatp"):
+        gid = [g for g in items if g.startswith(f"bandwidth|{s} write|")]  # the stats'
+        check(len(gid) == 1, f"bandwidth: line for {s} write drawn {len(gid)}x")
+        if not gid:
+            continue
+        want = {n: b / sum(st) / 2**20 for s2, n, op, st, b, hop in runs if s2 == s}
+        xs = [int(x) for x in gid[0].split("|")[2].split(",")]
+        ys = [float(y) for y in gid[0].split("|")[3].split(",")]
+        check(xs == sorted(want), f"bandwidth {s}: ranks {xs}")
+        for x, y in zip(xs, ys):
+            check(abs(y - want[x]) < 1e-3, f"bandwidth {s} at {x}: {y} MiB/s, want {want[x]}")
+        pts_all += [(want[x], py) for x, (_, py) in zip(xs, items[gid[0]][0])]
+        bench = [g for g in items if g.startswith(f"bandwidth|{s} write cube|")]
+        check(len(bench) == 1 and bench[0].split("|")[2] == "64",
+              f"bandwidth: bench/smpi's cube a line of its own: {bench}")
+    # one axis: drawn height is affine in MiB/s (a single scale and offset)
+    (v0, y0), (v1, y1) = pts_all[0], max(pts_all, key=lambda p: abs(p[0] - pts_all[0][0]))
+    for v, y in pts_all:
+        check(abs(y0 + (v - v0) * (y1 - y0) / (v1 - v0) - y) < 0.01,
+              f"bandwidth point {v} MiB/s drawn at {y}")
+
+
+def test_aggs_per_host(out):
+    items = svg_items(os.path.join(out, "aggs_per_host.svg"))
+    mibs = {("romio", 1): 4 / 0.004, ("romio", 2): 4 / 0.003, ("tatp", 1): 4 / 0.005,
+            ("tatp", 2): 4 / 0.002}
+    for s in ("romio", "tatp"):
+        gid = [g for g in items if g.startswith(f"aggs_per_host MiB/s|{s}|")]
+        check(len(gid) == 1, f"aggs_per_host: MiB/s line of {s} drawn {len(gid)}x")
+        if gid:
+            ys = [float(y) for y in gid[0].split("|")[3].split(",")]
+            check(all(abs(y - mibs[(s, k)]) < 1e-3 for y, k in zip(ys, (1, 2))),
+                  f"aggs_per_host {gid[0]}")
+
+
+def test_link_load(out, plans):
+    for n, p in enumerate(plans):
+        path = os.path.join(out, f"link_load-{n}-{p['strategy']}.svg")
+        check(os.path.exists(path), f"{path} missing")
+        if not os.path.exists(path):
+            continue
+        edges = {g: v for g, v in svg_items(path).items() if g.startswith("link_load|")}
+        want = {f"link_load|{l['below']}|{l['above']}|{l['up']},{l['down']}": max(l["up"], l["down"])
+                for l in p["links"] if l["above"]}
+        check(set(edges) == set(want), f"{path}: edges {sorted(edges)} != links {sorted(want)}")
+        busiest = max(want.values())
+        proportional([(0.5 + 5 * want[g] / busiest, edges[g][1]) for g in want if g in edges],
+                     f"{path}: edge widths")
+
+
+def test_errors(tacio, work):
+    r = subprocess.run([tacio, "report", os.path.join(work, "nope"), "--out", work],
+                       capture_output=True, text=True)
+    check(r.returncode != 0 and "nope" in r.stderr, f"missing input: {r.returncode} {r.stderr}")
+    empty = os.path.join(work, "empty.txt")
+    open(empty, "w").write("hello\n")
+    r = subprocess.run([tacio, "report", empty, "--out", work], capture_output=True, text=True)
+    check(r.returncode != 0 and "no TACIO_STATS" in r.stderr, f"empty input: {r.stderr}")
+    bad = os.path.join(work, "bad.jsonl")
+    open(bad, "w").write('{"op":"write","st4":1,"strategy":"romio"}\n')
+    r = subprocess.run([tacio, "report", bad, "--out", work], capture_output=True, text=True)
+    check(r.returncode != 0 and "lacks" in r.stderr and "Traceback" not in r.stderr,
+          f"garbled record: {r.stderr}")
+
+
+def main():
+    tacio = sys.argv[1]
+    with tempfile.TemporaryDirectory() as work:
+        plan_path, stats, runs, bench = write_inputs(work, tacio)
+        plans = json.load(open(plan_path))
+        out = os.path.join(work, "charts")
+        r = subprocess.run([tacio, "report", plan_path, stats, bench, "--out", out],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"tacio report failed: {r.stderr}")
+        check("skipped_lines=1" in r.stdout, f"the stray line is counted: {r.stdout}")
+        charts = ["hop_bytes", "stages", "bandwidth", "aggs_per_host", "memory"] + \
+            [f"link_load-{n}-{p['strategy']}" for n, p in enumerate(plans)]
+        for c in charts:
+            for ext in ("png", "svg"):
+                path = os.path.join(out, f"{c}.{ext}")
+                check(os.path.exists(path) and (ext == "svg" or png_ok(path)), f"{path}")
+        if not failures:
+            test_hop_bytes(out, plans, runs)
+            test_stages(out, runs)
+            test_bandwidth(out, runs)
+            test_aggs_per_host(out)
+            test_link_load(out, plans)
+        test_errors(tacio, work)
+    print(f"report: {len(failures)} failure(s)")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

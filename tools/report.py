@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""tacio report: the papers' figures, drawn from tacio's own numbers.
+
+usage: tacio report INPUT... --out DIR
+
+INPUT is any mix of
+  - TACIO_STATS files: one JSON object per collective (op, strategy, procs,
+    st1..st5, total, bytes, hop_bytes, max_link_load, naggs, buffer_bytes);
+  - plans: `tacio plan --json` or `tacio compare --json` output (a plan or a
+    list of plans; the file's name without extension labels the job);
+  - bench/smpi results: its `cluster=... strategy=...` lines, or the JSON
+    lines it writes with --results.
+Lines that are none of these are skipped (and counted).
+
+Writes, each as PNG and SVG, the charts its inputs have numbers for:
+  hop_bytes       hop-bytes per strategy and job (TATP fig. 9)
+  stages          each stage's share of the collective's time (fig. 11)
+  bandwidth       MiB/s per strategy against rank count (fig. 12)
+  aggs_per_host   MiB/s and hop-bytes against aggregators per host (fig. 13)
+  memory          bytes staged by the busiest aggregator (memory-conscious
+                  collective I/O)
+  link_load-N     the plan's link loads drawn on the tree, one per plan
+Every drawn bar, segment, line and edge carries its numbers in its SVG id
+("chart|series|x|value"), so a test can check a chart against its inputs.
+
+Depends on matplotlib; the tacio library and command do not.
+"""
+import argparse
+import itertools
+import json
+import os
+import sys
+
+STAGES = ["st1", "st2", "st3", "st4", "st5"]
+STAGE_NAMES = ["access", "plan", "route", "shuffle", "I/O"]
+
+
+class Inputs:
+    """Everything read: runs (one per collective: strategy, job, op...) and plans."""
+
+    def __init__(self):
+        self.runs, self.plans, self.skipped = [], [], 0
+
+    def read(self, path):
+        label = os.path.splitext(os.path.basename(path))[0]
+        with open(path) as f:
+            text = f.read()
+        try:  # a whole-file JSON document: a plan or compare's list of plans
+            doc = json.loads(text)
+            for obj in doc if isinstance(doc, list) else [doc]:
+                self.add_json(obj, label)
+            return
+        except json.JSONDecodeError:
+            pass
+        for line in text.splitlines():
+            line = line.strip()
+            if line.startswith("{"):
+                try:
+                    self.add_json(json.loads(line), label)
+                    continue
+                except json.JSONDecodeError:
+                    pass
+            kv = dict(t.split("=", 1) for t in line.split() if "=" in t)
+            if "strategy" in kv and "write_s" in kv and "hop_bytes" in kv:
+                self.add_bench(kv)
+            else:
+                self.skipped += bool(line)
+
+    def add_json(self, obj, label):
+        if not isinstance(obj, dict):
+            self.skipped += 1
+        elif "links" in obj and "fds" in obj:
+            self.add_plan(obj, label)
+        elif "op" in obj and "st4" in obj:
+            self.add_stats(obj)
+        elif "write_s" in obj and "strategy" in obj:
+            self.add_bench(obj)
+        else:
+            self.skipped += 1
+
+    def add_plan(self, p, label):
+        job = f"{label} ({p['procs']} ranks)"
+        self.plans.append(dict(p, job=job))
+        self.runs.append(dict(strategy=p["strategy"], job=job, op="plan", procs=p["procs"],
+                              hop_bytes=p["hop_bytes"], max_link_load=p["max_link_load"],
+                              naggs=p["naggs"], buffer_bytes=p["max_agg_mem"]))
+
+    def add_stats(self, s):
+        run = dict(strategy=s["strategy"], job=f"{s['procs']} ranks", op=s["op"],
+                   procs=int(s["procs"]), seconds=float(s["total"]), bytes=int(s["bytes"]),
+                   stages=[float(s[k]) for k in STAGES])
+        for k in ("hop_bytes", "max_link_load", "naggs", "buffer_bytes"):
+            if k in s:
+                run[k] = int(s[k])
+        self.runs.append(run)
+
+    def add_bench(self, b):
+        """One bench/smpi run: a write and a read of the same job."""
+        job = f"{b.get('pattern', '?')} {b.get('ranks', '?')}"
+        for key, default in (("cluster", "inspur"), ("placement", "scatter:seed=1")):
+            if b.get(key, default) != default:
+                job += f" {b[key]}"
+        for op in ("write", "read"):
+            run = dict(strategy=b["strategy"], job=job, op=op, procs=int(b["ranks"]),
+                       pattern=b.get("pattern"),
+                       seconds=float(b[f"{op}_s"]), hop_bytes=int(b["hop_bytes"]),
+                       max_link_load=int(b["max_link_load"]),
+                       aggs_per_host=int(b.get("aggs_per_host", 1)))
+            for k in ("bytes", "naggs", "buffer_bytes"):
+                if k in b:
+                    run[k] = int(b[k])
+            if all(f"{op}_{k}" in b for k in STAGES):
+                run["stages"] = [float(b[f"{op}_{k}"]) for k in STAGES]
+            self.runs.append(run)
+
+
+def ordered(values):
+    """Distinct values in first-seen order."""
+    return list(dict.fromkeys(values))
+
+
+def tag(artist, *fields):
+    """The SVG id that carries an artist's numbers."""
+    artist.set_gid("|".join(str(f) for f in fields))
+
+
+def save(fig, out, name, written):
+    for ext in ("png", "svg"):
+        path = os.path.join(out, f"{name}.{ext}")
+        fig.savefig(path, dpi=110 if ext == "png" else None, bbox_inches="tight")
+        written.append(path)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
+def grouped_bars(ax, chart, table, jobs, strategies, scale=1.0):
+    """Bars per job (groups) and strategy (colours); table[(job, s)] = value."""
+    width = 0.8 / max(1, len(strategies))
+    for i, s in enumerate(strategies):
+        for g, job in enumerate(jobs):
+            if (job, s) not in table:
+                continue
+            v = table[(job, s)]
+            (bar,) = ax.bar(g + i * width, v / scale, width, color=f"C{i}",
+                            label=s if g == 0 or (jobs[0], s) not in table else None)
+            tag(bar, chart, s, job, v)
+    ax.set_xticks([g + 0.4 - width / 2 for g in range(len(jobs))], jobs, rotation=15,
+                  ha="right")
+    ax.legend(fontsize=8)
+
+
+def first_by(runs, key, pick):
+    """One value per key: the first run's (plans and write runs carry the same
+    planned metrics; a job's later runs repeat them)."""
+    table = {}
+    for r in runs:
+        if pick(r) is not None:
+            table.setdefault(key(r), pick(r))
+    return table
+
+
+def chart_hop_bytes(plt, inputs, out, written):
+    runs = [r for r in inputs.runs if "hop_bytes" in r and r.get("aggs_per_host", 1) == 1]
+    if not runs:
+        return
+    table = first_by(runs, lambda r: (r["job"], r["strategy"]), lambda r: r["hop_bytes"])
+    fig, ax = plt.subplots(figsize=(8, 4))
+    grouped_bars(ax, "hop_bytes", table, ordered(r["job"] for r in runs),
+                 ordered(r["strategy"] for r in runs), scale=2**20)
+    ax.set_ylabel("hop-bytes (MiB x hops)")
+    ax.set_title("Hop-bytes per strategy (TATP fig. 9)")
+    save(fig, out, "hop_bytes", written)
+
+
+def chart_memory(plt, inputs, out, written):
+    runs = [r for r in inputs.runs if r.get("buffer_bytes") and r.get("aggs_per_host", 1) == 1]
+    if not runs:
+        return
+    table = first_by(runs, lambda r: (r["job"], r["strategy"]), lambda r: r["buffer_bytes"])
+    fig, ax = plt.subplots(figsize=(8, 4))
+    grouped_bars(ax, "memory", table, ordered(r["job"] for r in runs),
+                 ordered(r["strategy"] for r in runs), scale=2**20)
+    ax.set_ylabel("MiB staged by the busiest aggregator")
+    ax.set_title("Memory per aggregator (memory-conscious collective I/O)")
+    save(fig, out, "memory", written)
+
+
+def chart_stages(plt, inputs, out, written):
+    runs = [r for r in inputs.runs if r.get("stages") and sum(r["stages"]) > 0]
+    if not runs:
+        return
+    labels = ordered(f"{r['job']} {r['op']} {r['strategy']}" for r in runs)
+    share = {}
+    for r in runs:  # the first run of each label (a file may repeat a job)
+        total = sum(r["stages"])
+        share.setdefault(f"{r['job']} {r['op']} {r['strategy']}",
+                         [t / total for t in r["stages"]])
+    fig, ax = plt.subplots(figsize=(8, 0.9 + 0.3 * len(labels)))
+    for y, label in enumerate(labels):
+        left = 0.0
+        for k, part in enumerate(share[label]):
+            (seg,) = ax.barh(y, part, left=left, color=f"C{k}",
+                             label=STAGE_NAMES[k] if y == 0 else None)
+            tag(seg, "stages", label, STAGE_NAMES[k], f"{part:.6f}")
+            left += part
+    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of the collective's time (slowest rank per stage)")
+    ax.set_title("Where the time goes (TATP fig. 11)")
+    ax.legend(fontsize=7, ncol=5, loc="lower center", bbox_to_anchor=(0.5, 1.06))
+    save(fig, out, "stages", written)
+
+
+def mib_per_s(r):
+    return r["bytes"] / r["seconds"] / 2**20 if r.get("bytes") and r.get("seconds") else None
+
+
+def chart_bandwidth(plt, inputs, out, written):
+    runs = [r for r in inputs.runs if mib_per_s(r) and r.get("aggs_per_host", 1) == 1]
+    if len(ordered(r["procs"] for r in runs)) < 2:
+        return  # a line needs two rank counts
+    fig, ax = plt.subplots(figsize=(7, 4))
+    patterns = ordered(r.get("pattern") for r in runs)  # one line per pattern too
+    markers = "osd^v<>"
+    for i, s in enumerate(ordered(r["strategy"] for r in runs)):
+        for (op, style), (m, pattern) in itertools.product(
+                (("write", "-"), ("read", "--")), enumerate(patterns)):
+            pts = first_by([r for r in runs if r["strategy"] == s and r["op"] == op
+                            and r.get("pattern") == pattern], lambda r: r["procs"], mib_per_s)
+            if not pts:
+                continue
+            xs = sorted(pts)
+            name = f"{s} {op}" + (f" {pattern}" if pattern else "")
+            (line,) = ax.plot(xs, [pts[x] for x in xs], style, marker=markers[m % 7],
+                              color=f"C{i}", label=name)
+            tag(line, "bandwidth", name, ",".join(map(str, xs)),
+                ",".join(f"{pts[x]:.3f}" for x in xs))
+    ax.set_xlabel("ranks")
+    ax.set_ylabel("MiB/s")
+    ax.set_title("Bandwidth per strategy and rank count (TATP fig. 12)")
+    ax.legend(fontsize=7, ncol=2)
+    save(fig, out, "bandwidth", written)
+
+
+def chart_aggs_per_host(plt, inputs, out, written):
+    runs = [r for r in inputs.runs if "aggs_per_host" in r and r["op"] == "write"]
+    if len(ordered(r["aggs_per_host"] for r in runs)) < 2:
+        return
+    # the job as it is with one aggregator per host: the runs that vary it
+    base = ordered(r["job"] for r in runs if r["aggs_per_host"] != 1)[0]
+    runs = [r for r in runs if r["job"] == base]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for i, s in enumerate(ordered(r["strategy"] for r in runs)):
+        mine = [r for r in runs if r["strategy"] == s]
+        for ax, name, pick in ((left, "MiB/s", mib_per_s),
+                               (right, "hop_bytes", lambda r: r["hop_bytes"])):
+            pts = first_by(mine, lambda r: r["aggs_per_host"], pick)
+            pts = {k: v for k, v in pts.items() if v is not None}
+            if not pts:
+                continue
+            xs = sorted(pts)
+            (line,) = ax.plot(xs, [pts[x] for x in xs], marker="o", color=f"C{i}", label=s)
+            tag(line, f"aggs_per_host {name}", s, ",".join(map(str, xs)),
+                ",".join(f"{pts[x]:.3f}" for x in xs))
+    left.set_ylabel("write MiB/s")
+    right.set_ylabel("hop-bytes")
+    for ax in (left, right):
+        ax.set_xlabel("aggregators per host")
+        ax.legend(fontsize=7)
+    fig.suptitle(f"Aggregators per host, {base} (TATP fig. 13)")
+    save(fig, out, "aggs_per_host", written)
+
+
+def tree_layout(links):
+    """Positions for the loaded part of the tree: leaves spread in depth-first
+    order, each switch above the middle of its children, the root on top."""
+    children, parent = {}, {}
+    for ln in links:
+        parent[ln["below"]] = ln["above"]
+        children.setdefault(ln["above"], []).append(ln["below"])
+    roots = [v for v in children if v not in parent]
+    pos, next_x = {}, [0]
+
+    def place(v, depth):
+        kids = children.get(v, [])
+        for k in kids:
+            place(k, depth + 1)
+        if kids:
+            x = sum(pos[k][0] for k in kids) / len(kids)
+        else:
+            x, next_x[0] = next_x[0], next_x[0] + 1
+        pos[v] = (x, -depth)
+
+    for r in roots:
+        place(r, 0)
+    return pos
+
+
+def chart_link_load(plt, inputs, out, written):
+    from matplotlib import cm, colors
+    for n, p in enumerate(inputs.plans):
+        links = [ln for ln in p["links"] if ln.get("above")]
+        if not links:
+            continue
+        pos = tree_layout(links)
+        busiest = max(max(ln["up"], ln["down"]) for ln in links)
+        norm = colors.Normalize(0, busiest)
+        width = max(6, 0.12 * (len(pos) - len({ln["above"] for ln in links})))
+        fig, ax = plt.subplots(figsize=(min(width, 40), 5))
+        for ln in links:
+            load = max(ln["up"], ln["down"])
+            (x0, y0), (x1, y1) = pos[ln["below"]], pos[ln["above"]]
+            (edge,) = ax.plot([x0, x1], [y0, y1], color=cm.viridis_r(norm(load)),
+                              linewidth=0.5 + 5 * load / busiest)
+            tag(edge, "link_load", ln["below"], ln["above"], f"{ln['up']},{ln['down']}")
+            if len(links) <= 40:
+                ax.annotate(f"{load / 2**20:.2f}", ((x0 + x1) / 2, (y0 + y1) / 2), fontsize=6)
+        switches = {ln["above"] for ln in links}
+        for v, (x, y) in pos.items():
+            ax.plot([x], [y], "o", color="black", markersize=2)
+            if v in switches or len(pos) - len(switches) <= 24:  # hosts when legible
+                ax.annotate(v, (x, y), fontsize=6, textcoords="offset points", xytext=(2, 2))
+        ax.set_axis_off()
+        fig.colorbar(cm.ScalarMappable(norm=colors.Normalize(0, busiest / 2**20),
+                                       cmap="viridis_r"), ax=ax,
+                     label="MiB on the link (busier direction)")
+        ax.set_title(f"Link load, {p['strategy']}, {p['job']}: busiest "
+                     f"{busiest / 2**20:.2f} MiB")
+        save(fig, out, f"link_load-{n}-{p['strategy']}", written)
+
+
+CHARTS = [chart_hop_bytes, chart_stages, chart_bandwidth, chart_aggs_per_host, chart_memory,
+          chart_link_load]
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="tacio report", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("inputs", nargs="+", metavar="INPUT")
+    ap.add_argument("--out", required=True, metavar="DIR")
+    args = ap.parse_args()
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        matplotlib.rcParams["svg.hashsalt"] = "tacio"  # the same input draws the same SVG
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("tacio report: needs matplotlib (python3 -m pip install matplotlib)")
+    inputs = Inputs()
+    for path in args.inputs:
+        try:
+            inputs.read(path)
+        except (OSError, UnicodeDecodeError) as e:
+            sys.exit(f"tacio report: {path}: {e}")
+        except (KeyError, ValueError) as e:
+            sys.exit(f"tacio report: {path}: a record lacks or garbles {e}")
+    if not inputs.runs:
+        sys.exit("tacio report: no TACIO_STATS lines, plans or bench results in the input")
+    os.makedirs(args.out, exist_ok=True)
+    written = []
+    for chart in CHARTS:
+        chart(plt, inputs, args.out, written)
+    for path in written:
+        print(path)
+    print(f"runs={len(inputs.runs)} plans={len(inputs.plans)} skipped_lines={inputs.skipped} "
+          f"charts={len(written) // 2}")
+
+
+if __name__ == "__main__":
+    main()
