@@ -145,11 +145,16 @@ static double level_bw(const struct platform_opts *o, int level)
 }
 
 /* auto's cost model calibrated from the platform (README "auto"): hosts'
- * links and the slowest level above them, each host's disk for one
- * aggregator and for all of a host's, every job host's disk for the whole,
- * and a message's latency up to the root and back. */
-static void print_model(const struct platform_opts *o, const struct tacio_topo *t)
+ * links and the slowest level above them; on the tree, each host's disk for
+ * one aggregator and for all of a host's, every job host's disk for the
+ * whole; natively (no disks: each rank's I/O takes TACIO_SIM_IO_BW on its
+ * own) that rate per aggregator only; and a message's latency: the links'
+ * up to the root and back, times SMPI's default latency factor for the
+ * shuffle's messages of 16-64 KiB (smpi/lat-factor: 3.48845). */
+#define SMPI_LAT_FACTOR 3.48845
+static void print_model(const struct platform_opts *o, const struct tacio_topo *t, bool native)
 {
+    int aggs_io = native ? o->procs : tacio_topo_get_nused_hosts(t);
     double uplink = level_bw(o, 1);
     for (int l = 2; l < o->nlevels; l++)
         uplink = level_bw(o, l) < uplink ? level_bw(o, l) : uplink;
@@ -157,10 +162,12 @@ static void print_model(const struct platform_opts *o, const struct tacio_topo *
     struct tacio_vertex_info v;
     if (!tacio_topo_get_vertex(t, tacio_topo_get_host_vertex(t, 0), &v))
         depth = v.depth;
-    printf("model=tacio_bw_link=%.4g,tacio_bw_uplink=%.4g,tacio_bw_agg_io=%.4g,"
-           "tacio_bw_host_io=%.4g,tacio_bw_fs=%.4g,tacio_latency=%.4g\n",
-           level_bw(o, 0), uplink, o->disk_bw, o->disk_bw,
-           o->disk_bw * tacio_topo_get_nused_hosts(t), 2 * depth * o->latency);
+    printf("model=tacio_bw_link=%.4g,tacio_bw_uplink=%.4g,tacio_bw_agg_io=%.4g,", level_bw(o, 0),
+           uplink, o->disk_bw);
+    if (!native)
+        printf("tacio_bw_host_io=%.4g,", o->disk_bw);
+    printf("tacio_bw_fs=%.4g,tacio_latency=%.4g\n", o->disk_bw * aggs_io,
+           SMPI_LAT_FACTOR * 2 * depth * o->latency);
 }
 
 static void xml_head(FILE *f, const struct platform_opts *o)
@@ -326,7 +333,7 @@ int cmd_platform(int argc, char **argv)
                "job_hosts=%d ranks=%d hint=tacio_topology=%s sim_io_bw=%.0f ",
                o.out, o.out, native ? "native" : "tree", tacio_topo_get_nhosts(t),
                tacio_topo_get_nused_hosts(t), o.procs, o.topology, o.disk_bw);
-        print_model(&o, t);
+        print_model(&o, t, native);
     }
     tacio_topo_free(t);
     return rc;

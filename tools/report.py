@@ -159,30 +159,30 @@ def first_by(runs, key, pick):
     return table
 
 
-def chart_hop_bytes(plt, inputs, out, written):
-    runs = [r for r in inputs.runs if "hop_bytes" in r and r.get("aggs_per_host", 1) == 1]
+def bars_per_job(plt, inputs, out, written, name, key, ylabel, title):
+    """One metric of the runs with one aggregator per host, per job and
+    strategy, as grouped bars in MiB."""
+    runs = [r for r in inputs.runs if r.get(key) is not None and r.get("aggs_per_host", 1) == 1]
     if not runs:
         return
-    table = first_by(runs, lambda r: (r["job"], r["strategy"]), lambda r: r["hop_bytes"])
+    table = first_by(runs, lambda r: (r["job"], r["strategy"]), lambda r: r[key])
     fig, ax = plt.subplots(figsize=(8, 4))
-    grouped_bars(ax, "hop_bytes", table, ordered(r["job"] for r in runs),
+    grouped_bars(ax, name, table, ordered(r["job"] for r in runs),
                  ordered(r["strategy"] for r in runs), scale=2**20)
-    ax.set_ylabel("hop-bytes (MiB x hops)")
-    ax.set_title("Hop-bytes per strategy (TATP fig. 9)")
-    save(fig, out, "hop_bytes", written)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    save(fig, out, name, written)
+
+
+def chart_hop_bytes(plt, inputs, out, written):
+    bars_per_job(plt, inputs, out, written, "hop_bytes", "hop_bytes", "hop-bytes (MiB x hops)",
+                 "Hop-bytes per strategy (TATP fig. 9)")
 
 
 def chart_memory(plt, inputs, out, written):
-    runs = [r for r in inputs.runs if r.get("buffer_bytes") and r.get("aggs_per_host", 1) == 1]
-    if not runs:
-        return
-    table = first_by(runs, lambda r: (r["job"], r["strategy"]), lambda r: r["buffer_bytes"])
-    fig, ax = plt.subplots(figsize=(8, 4))
-    grouped_bars(ax, "memory", table, ordered(r["job"] for r in runs),
-                 ordered(r["strategy"] for r in runs), scale=2**20)
-    ax.set_ylabel("MiB staged by the busiest aggregator")
-    ax.set_title("Memory per aggregator (memory-conscious collective I/O)")
-    save(fig, out, "memory", written)
+    bars_per_job(plt, inputs, out, written, "memory", "buffer_bytes",
+                 "MiB staged by the busiest aggregator",
+                 "Memory per aggregator (memory-conscious collective I/O)")
 
 
 def chart_stages(plt, inputs, out, written):

@@ -64,20 +64,18 @@ struct call {
     /* the plan: FDs, aggregators, metrics (the same on every rank; C only
      * on rank 0, which planned) */
     struct tacio_plan *plan;
-    int *nsenders;          /* per FD: ranks feeding it */
-    int *senders;           /* the ranks feeding the FD this rank aggregates (C's column) */
-    int nfeeding;           /* how many: senders[0, nfeeding) */
-    bool ordered;           /* the plan orders collection (Tsujita) */
-    bool has_rounds;        /* rank 0 sent a plan: the rounds follow (c->plan NULL: this rank
-                               could not take it, and coll_rounds agrees on failing) */
-    bool independent;       /* rank 0 chose independent I/O: no plan, no shuffle */
-    int64_t indep_bytes;    /* then: the bytes all ranks access (stats) */
-    int plan_rc;            /* this rank's first failure while planning, not yet agreed */
-    int peer_failed;        /* rank 0: planning stopped because another rank failed */
-    struct crow row;        /* this rank's row of C for the partition asked last */
-    struct kept_rows *kept; /* rank 0: C of the partitions asked so far (cplan.c) */
-    int nkept;
-    int my_fd; /* FD this rank aggregates, or -1 */
+    int *nsenders;       /* per FD: ranks feeding it */
+    int *senders;        /* the ranks feeding the FD this rank aggregates (C's column) */
+    int nfeeding;        /* how many: senders[0, nfeeding) */
+    bool ordered;        /* the plan orders collection (Tsujita) */
+    bool has_rounds;     /* rank 0 sent a plan: the rounds follow (c->plan NULL: this rank
+                            could not take it, and coll_rounds agrees on failing) */
+    bool independent;    /* rank 0 chose independent I/O: no plan, no shuffle */
+    int64_t indep_bytes; /* then: the bytes all ranks access (stats) */
+    int plan_rc;         /* this rank's first failure while planning, not yet agreed */
+    int peer_failed;     /* rank 0: planning stopped because another rank failed */
+    struct crow row;     /* this rank's row of C for the partition asked last */
+    int my_fd;           /* FD this rank aggregates, or -1 */
     int64_t rounds;
     bool pipelined; /* window I/O overlaps the next round's exchange (rounds.c) */
     int nsteps;     /* collection steps per round: hosts when the plan orders them */

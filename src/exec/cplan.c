@@ -136,41 +136,58 @@ static int rows_from_fixed(struct call *c, const int64_t *all, int nfd, struct c
     return comm_from_rows(p, nfd, row_ptr, col, val, out);
 }
 
-/* Every rank: its whole row, gathered on rank 0 (some rows were long). */
-static int rows_full(struct call *c, int nfd, struct comm *out)
+/* Every rank's entries (col, val) onto rank 0, where counts[r] (NULL on
+ * the others) says how many rank r sends; the rank's entries land at
+ * displs[r] in *all_col and *all_val. Rank 0 first says whether it could
+ * make room, so that no rank sends what rank 0 cannot take. */
+static int gather_entries(struct call *c, int n, const int *col, const int64_t *val,
+                          const int *counts, int *displs, int **all_col, int64_t **all_val)
 {
-    int p = c->f->nprocs, root = c->f->rank == 0, n = (int)c->row.nnz;
-    int *counts = root ? malloc(sizeof(int) * (size_t)p) : NULL;
-    int *displs = root ? malloc(sizeof(int) * (size_t)p) : NULL;
-    int *col = NULL;
-    int64_t *val = NULL, *row_ptr = NULL;
-    int rc = !root || (counts && displs) ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    int p = c->f->nprocs, ok = 1;
+    bool root = c->f->rank == 0;
+    if (root) {
+        int64_t total = 0;
+        for (int r = 0; r < p; r++) {
+            displs[r] = (int)min64(total, INT32_MAX);
+            total += counts[r];
+        }
+        *all_col = total < INT32_MAX ? malloc(sizeof(int) * (size_t)(total + 1)) : NULL;
+        *all_val = total < INT32_MAX ? malloc(sizeof(int64_t) * (size_t)(total + 1)) : NULL;
+        ok = *all_col && *all_val;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, c->f->comm);
+    if (ok) {
+        MPI_Gatherv(col, n, MPI_INT, root ? *all_col : NULL, counts, displs, MPI_INT, 0,
+                    c->f->comm);
+        MPI_Gatherv(val, n, MPI_INT64_T, root ? *all_val : NULL, counts, displs, MPI_INT64_T, 0,
+                    c->f->comm);
+    } else if (root) {
+        free(*all_col), free(*all_val);
+        *all_col = NULL, *all_val = NULL;
+    }
+    return ok ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory gathering C");
+}
+
+/* Every rank: its whole row, gathered on rank 0 (some rows were long),
+ * which brings counts and displs (p each; NULL on the others). */
+static int rows_full(struct call *c, int nfd, int *counts, int *displs, struct comm *out)
+{
+    int p = c->f->nprocs, root = c->f->rank == 0, n = (int)c->row.nnz, *col = NULL;
     MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, c->f->comm);
-    int64_t total = 0;
-    for (int r = 0; root && r < p; r++) {
-        displs[r] = (int)total;
-        total += counts ? counts[r] : 0;
-    }
+    int64_t *val = NULL, *row_ptr = NULL;
+    int rc = gather_entries(c, n, c->row.col, c->row.val, counts, displs, &col, &val);
     if (root && !rc) {
-        col = malloc(sizeof(int) * (size_t)(total + 1));
-        val = malloc(sizeof(int64_t) * (size_t)(total + 1));
         row_ptr = malloc(sizeof(int64_t) * (size_t)(p + 1));
-        rc = col && val && row_ptr && total < INT32_MAX ? 0
-                                                        : tacio_fail(TACIO_ENOMEM, "C too large");
+        rc = row_ptr ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+        for (int r = 0; !rc && r <= p; r++)
+            row_ptr[r] = r < p ? displs[r] : (int64_t)displs[p - 1] + counts[p - 1];
     }
-    /* a root that failed receives nothing: its counts are zero */
-    for (int r = 0; root && rc && counts && r < p; r++)
-        counts[r] = displs[r] = 0;
-    MPI_Gatherv(c->row.col, n, MPI_INT, col, counts, displs, MPI_INT, 0, c->f->comm);
-    MPI_Gatherv(c->row.val, n, MPI_INT64_T, val, counts, displs, MPI_INT64_T, 0, c->f->comm);
     if (root && !rc) {
-        for (int r = 0; r <= p; r++)
-            row_ptr[r] = r < p ? displs[r] : total;
-        meta_add(c, total * 24 + 16 * (int64_t)(p + nfd));
+        meta_add(c, row_ptr[p] * 24 + 16 * (int64_t)(p + nfd));
         rc = comm_from_rows(p, nfd, row_ptr, col, val, out);
         row_ptr = NULL, col = NULL, val = NULL;
     }
-    free(counts), free(displs), free(col), free(val), free(row_ptr);
+    free(col), free(val), free(row_ptr);
     return rc;
 }
 
@@ -203,86 +220,31 @@ static int gather_rows(struct call *c, const struct partition *part, struct comm
             rc = c->peer_failed = tacio_fail(TACIO_EIO, "rank %d failed", r);
         long_rows |= all[ROW_WORDS * r + 1] > ROW_CAP;
     }
+    int *counts = NULL, *displs = NULL; /* made before the others are asked */
+    if (!rc && long_rows) {
+        counts = malloc(sizeof(int) * (size_t)c->f->nprocs);
+        displs = malloc(sizeof(int) * (size_t)c->f->nprocs);
+        rc = counts && displs ? 0 : note_failure(c, tacio_fail(TACIO_ENOMEM, "out of memory"));
+    }
     if (!rc && long_rows) {
         struct order o = {.cmd = CMD_ROWS_FULL};
         order_bcast(c, &o, NULL, 4);
-        rc = note_failure(c, rows_full(c, part->n, out));
+        rc = note_failure(c, rows_full(c, part->n, counts, displs, out));
     } else if (!rc)
         rc = note_failure(c, rows_from_fixed(c, all, part->n, out));
-    free(all);
+    free(all), free(counts), free(displs);
     return rc;
 }
 
-/* Rank 0 keeps C for each partition it asked the ranks for in this call:
- * auto plans up to 18 candidates, and most of them share a partition (the
- * LAP strategies and bottleneck take ROMIO's), so each distinct partition
- * costs the ranks one broadcast and gather instead of one per candidate.
- * Under SMPI at 512 ranks the repeats were five times the rest of st2. */
-#define ROWS_KEPT 8
-struct kept_rows {
-    int n;
-    bool striped;
-    int64_t unit;
-    struct fdom *fd;
-    struct comm comm;
-};
-
-static bool same_partition(const struct kept_rows *k, const struct partition *part)
-{
-    return k->n == part->n && k->striped == part->striped && k->unit == part->unit &&
-           !memcmp(k->fd, part->fd, sizeof *k->fd * (size_t)part->n);
-}
-
-static const struct comm *rows_kept(const struct call *c, const struct partition *part)
-{
-    for (int i = 0; i < c->nkept; i++)
-        if (same_partition(&c->kept[i], part))
-            return &c->kept[i].comm;
-    return NULL;
-}
-
-/* Best effort: a partition that cannot be kept is asked for again. */
-static void keep_rows(struct call *c, const struct partition *part, const struct comm *comm)
-{
-    if (c->nkept == ROWS_KEPT || (!c->kept && !(c->kept = calloc(ROWS_KEPT, sizeof *c->kept))))
-        return;
-    struct kept_rows *k = &c->kept[c->nkept];
-    k->fd = malloc(sizeof *k->fd * (size_t)(part->n ? part->n : 1));
-    if (!k->fd || comm_copy(comm, &k->comm)) {
-        free(k->fd);
-        return;
-    }
-    memcpy(k->fd, part->fd, sizeof *k->fd * (size_t)part->n);
-    k->n = part->n, k->striped = part->striped, k->unit = part->unit;
-    meta_add(c, 12 * comm->nnz + 16 * (int64_t)(comm->a + part->n));
-    c->nkept++;
-}
-
-static void kept_free(struct call *c)
-{
-    for (int i = 0; i < c->nkept; i++) {
-        free(c->kept[i].fd);
-        comm_free(&c->kept[i].comm);
-    }
-    free(c->kept);
-    c->kept = NULL, c->nkept = 0;
-}
-
-/* Rank 0's comm_of: ask every rank for its row (once per partition). */
+/* Rank 0's comm_of: ask every rank for its row. */
 static int rows_from_ranks(const struct plan_ctx *ctx, const struct partition *part,
                            struct comm *out)
 {
     struct call *c = ctx->comm_arg;
-    const struct comm *kept = rows_kept(c, part);
-    if (kept)
-        return comm_copy(kept, out);
     struct order o = {.cmd = CMD_ROWS, .n = part->n, .striped = part->striped, .unit = part->unit};
     order_bcast(c, &o, part, 4);
     chunks_bcast(c, &o, (struct partition *)part, 4);
-    int rc = gather_rows(c, part, out);
-    if (!rc)
-        keep_rows(c, part, out);
-    return rc;
+    return gather_rows(c, part, out);
 }
 
 /* The other ranks: answer rank 0's requests until it sends anything else. */
@@ -291,7 +253,7 @@ static void serve_rows(struct call *c, struct order *o)
     for (;;) {
         order_bcast(c, o, NULL, 4);
         if (o->cmd == CMD_ROWS_FULL) {
-            rows_full(c, 0, NULL);
+            rows_full(c, 0, NULL, NULL, NULL);
             continue;
         }
         if (o->cmd != CMD_ROWS)
@@ -589,7 +551,6 @@ int coll_plan(struct call *c, int local)
     }
     free(all);
     crow_free(&c->row);
-    kept_free(c);
     c->has_rounds = cmd == CMD_DONE;
     c->independent = cmd == CMD_INDEPENDENT;
     if (cmd == CMD_DONE)

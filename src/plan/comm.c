@@ -349,27 +349,6 @@ int comm_merge_columns(struct comm *c, const struct partition *old, const struct
     return 0;
 }
 
-int comm_copy(const struct comm *src, struct comm *dst)
-{
-    int rc = comm_alloc(dst, src->p, src->a);
-    if (!rc) {
-        memcpy(dst->col_ptr, src->col_ptr, sizeof(int64_t) * ((size_t)src->a + 2));
-        memcpy(dst->fd_bytes, src->fd_bytes, sizeof(int64_t) * ((size_t)src->a + 1));
-        dst->nnz = src->nnz;
-        dst->total = src->total;
-        size_t n = (size_t)(src->nnz ? src->nnz : 1);
-        dst->row = malloc(sizeof(int) * n);
-        dst->cval = malloc(sizeof(int64_t) * n);
-        rc = dst->row && dst->cval ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory copying C");
-    }
-    if (!rc) {
-        memcpy(dst->row, src->row, sizeof(int) * (size_t)src->nnz);
-        memcpy(dst->cval, src->cval, sizeof(int64_t) * (size_t)src->nnz);
-    } else
-        comm_free(dst);
-    return rc;
-}
-
 void comm_free(struct comm *c)
 {
     free(c->col_ptr);

@@ -4,7 +4,8 @@
 #include <string.h>
 
 struct per_agg {
-    int64_t *bytes, *extent, *offnode_in, *msgs; /* indexed by rank */
+    int64_t *bytes, *extent, *offnode_in, *msgs; /* indexed by rank, as aggregator */
+    int64_t *sent;                               /* indexed by rank: messages it sends */
 };
 
 /* Bytes from host hs to host hd on a tree: their load on each link of the
@@ -37,6 +38,7 @@ static void fd_traffic(const struct plan_ctx *ctx, const struct comm *c, int j,
         m->shuffle_bytes += b;
         m->messages++;
         pa->msgs[a]++;
+        pa->sent[r]++;
         if (t->dist) /* a distance matrix: hops per rank pair */
             m->hop_bytes += topo_rank_dist(t, r, a) * b;
         if (t->rank_host[r] == t->rank_host[a])
@@ -155,7 +157,9 @@ static double link_seconds(const struct tacio_topo *t, const struct tacio_hints 
  * link, or the busiest aggregator's NIC) plus the I/O (the busiest
  * aggregator at bw_agg_io, the busiest host at bw_host_io since its
  * aggregators share its way to storage, or the whole at bw_fs, whichever
- * is slowest) plus one latency per message the busiest aggregator receives. */
+ * is slowest) plus one latency per message of the busiest aggregator in
+ * and of the busiest sender out (more aggregators: fewer messages into
+ * each, more out of each rank). */
 static double model_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
                             const struct tacio_plan *plan, int64_t max_nic, int64_t max_msgs)
 {
@@ -174,6 +178,9 @@ static void summarise_aggs(const struct plan_ctx *ctx, struct tacio_plan *plan,
 {
     struct metrics *m = &plan->m;
     int64_t cb = ctx->h->cb_buffer_size;
+    int64_t max_sent = 0;
+    for (int r = 0; r < ctx->topo->nprocs; r++)
+        max_sent = max64(max_sent, pa->sent[r]);
     for (int r = 0; r < ctx->topo->nprocs; r++) {
         if (pa->extent[r] == 0 && pa->bytes[r] == 0 && pa->msgs[r] == 0)
             continue;
@@ -189,6 +196,7 @@ static void summarise_aggs(const struct plan_ctx *ctx, struct tacio_plan *plan,
         *max_nic = max64(*max_nic, pa->offnode_in[r]);
         *max_msgs = max64(*max_msgs, pa->msgs[r]);
     }
+    *max_msgs += max_sent;
 }
 
 static void max_link(const struct tacio_topo *t, struct tacio_plan *plan)
@@ -204,7 +212,8 @@ int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tac
     const struct tacio_topo *t = ctx->topo;
     size_t p = (size_t)t->nprocs;
     struct per_agg pa = {xcalloc(p, sizeof(int64_t)), xcalloc(p, sizeof(int64_t)),
-                         xcalloc(p, sizeof(int64_t)), xcalloc(p, sizeof(int64_t))};
+                         xcalloc(p, sizeof(int64_t)), xcalloc(p, sizeof(int64_t)),
+                         xcalloc(p, sizeof(int64_t))};
     int64_t *host_acc = xcalloc((size_t)t->nhosts, sizeof(int64_t));
     int *touched = malloc(sizeof(int) * (size_t)t->nhosts);
     plan->fd_bytes = malloc(sizeof(int64_t) * (size_t)(c->a ? c->a : 1));
@@ -219,8 +228,8 @@ int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tac
             memcpy(plan->link_parent, t->parent, sizeof(int) * (size_t)t->nverts);
     }
     int rc = 0;
-    if (!pa.bytes || !pa.extent || !pa.offnode_in || !pa.msgs || !host_acc || !touched ||
-        !plan->fd_bytes || !plan->fd_mem ||
+    if (!pa.bytes || !pa.extent || !pa.offnode_in || !pa.msgs || !pa.sent || !host_acc ||
+        !touched || !plan->fd_bytes || !plan->fd_mem ||
         (topo_has_tree(t) &&
          (!plan->link_up || !plan->link_down || !plan->link_name || !plan->link_parent)))
         rc = tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
@@ -240,6 +249,7 @@ int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tac
     free(pa.extent);
     free(pa.offnode_in);
     free(pa.msgs);
+    free(pa.sent);
     free(host_acc);
     free(touched);
     return rc;

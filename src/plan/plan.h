@@ -177,8 +177,6 @@ int comm_build(const struct tacio_pattern *pat, const struct partition *part, st
 int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct comm *out);
 /* C from its rows (CSR over p ranks and a FDs); frees the arrays. */
 int comm_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct comm *out);
-/* A deep copy of src into dst (nothing to free on failure). */
-int comm_copy(const struct comm *src, struct comm *dst);
 void comm_free(struct comm *c);
 /* C for part, each of whose FDs is a run of neighbouring FDs of old (C's
  * partition), by merging C's columns in place: 0. 1: part is not such a

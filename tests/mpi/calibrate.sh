@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# tacio-calibrate on this machine (one host: only the storage rates can be
+# measured): it must print positive rates, as hints the planner accepts,
+# and fail with a message on a directory it cannot write.
+# usage: calibrate.sh TACIO_CALIBRATE TACIO MPIEXEC [FLAGS...]
+set -u
+cal=$1 tacio=$2
+shift 2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+ko() { echo "FAIL: $*"; fail=1; }
+
+line=$("$@" -n 2 "$cal" "$work" --mib 4 2>&1 | grep '^hosts=')
+echo "$line"
+model=${line##*model=}
+[ -n "$line" ] && [ "$model" != "$line" ] || ko "no model line"
+for k in tacio_bw_agg_io tacio_bw_host_io tacio_bw_fs; do
+    v=$(tr , '\n' <<<"$model" | sed -n "s/^$k=//p")
+    awk -v v="$v" 'BEGIN { exit !(v + 0 > 1e6) }' || ko "$k=$v: expected a rate above 1 MB/s"
+done
+grep -q "tacio_bw_link" <<<"$model" && ko "one host cannot measure links: $model"
+hints=()
+for kv in ${model//,/ }; do hints+=(--hint "$kv"); done
+"$tacio" plan --pattern cube:n=16 --procs 8 --topology tree:racks=2,nodes=2,cores=2 \
+    --strategy auto "${hints[@]}" >/dev/null || ko "tacio plan refused the measured hints"
+ls "$work" | grep -q . && ko "left files behind: $(ls "$work")"
+
+out=$("$@" -n 2 "$cal" /proc/tacio-nowhere 2>&1)
+[ $? -ne 0 ] && grep -q "cannot write DIR" <<<"$out" || ko "unwritable DIR: $out"
+out=$("$@" -n 1 "$cal" 2>&1)
+[ $? -ne 0 ] && grep -q "usage" <<<"$out" || ko "no DIR: $out"
+[ $fail = 0 ] && echo "calibrate: ok"
+exit $fail

@@ -1,0 +1,208 @@
+/* tacio-calibrate: measures, with MPI on the machine it runs on, what
+ * auto's cost model needs, and prints it as the hints that set it (README
+ * "auto"):
+ *   tacio_bw_link     large messages between two hosts (ping-pong)
+ *   tacio_bw_uplink   the same between hosts under different switches of
+ *                     --topology (which must name the hosts); else omitted
+ *   tacio_latency     a small message's one-way time between two hosts
+ *   tacio_bw_agg_io   one rank writing DIR alone (fsync'd)
+ *   tacio_bw_host_io  all ranks of one host writing at once
+ *   tacio_bw_fs       one rank per host writing at once, in all
+ * A job on one host measures only the I/O.
+ *
+ * usage: mpiexec -n N tacio-calibrate DIR [--topology SPEC] [--mib M] */
+#include "tacio_plan.h"
+
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CHUNK (4 << 20)
+#define PINGS 20
+
+struct job {
+    int rank, nprocs;
+    int nhosts, host; /* this rank's host, numbered by its leader's order */
+    int *leader;      /* per host: its lowest rank */
+    char (*name)[MPI_MAX_PROCESSOR_NAME];
+    MPI_Comm node; /* the ranks of this host */
+    const char *dir;
+    int64_t bytes; /* per writer */
+};
+
+static void die(const struct job *j, const char *msg)
+{
+    if (j->rank == 0)
+        fprintf(stderr, "tacio-calibrate: %s\n", msg);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+/* Hosts: the ranks sharing memory, each named by its processor name. */
+static void find_hosts(struct job *j)
+{
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, j->rank, MPI_INFO_NULL, &j->node);
+    int local;
+    MPI_Comm_rank(j->node, &local);
+    int *is_leader = malloc(sizeof(int) * (size_t)j->nprocs);
+    int me = local == 0;
+    MPI_Allgather(&me, 1, MPI_INT, is_leader, 1, MPI_INT, MPI_COMM_WORLD);
+    j->leader = malloc(sizeof(int) * (size_t)j->nprocs);
+    j->nhosts = 0;
+    for (int r = 0; r < j->nprocs; r++)
+        if (is_leader[r])
+            j->leader[j->nhosts++] = r;
+    int first = j->rank; /* the host's number: its leader's position */
+    MPI_Bcast(&first, 1, MPI_INT, 0, j->node);
+    for (int h = 0; h < j->nhosts; h++)
+        if (j->leader[h] == first)
+            j->host = h;
+    char mine[MPI_MAX_PROCESSOR_NAME] = {0};
+    int len;
+    MPI_Get_processor_name(mine, &len);
+    j->name = malloc(sizeof *j->name * (size_t)j->nprocs);
+    MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, j->name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                  MPI_COMM_WORLD);
+    free(is_leader);
+}
+
+/* One-way seconds for `bytes` between ranks a and b: half the best of
+ * PINGS round trips (the others are the machine's noise, not the link's). */
+static double one_way(const struct job *j, int a, int b, int bytes)
+{
+    char *buf = calloc((size_t)bytes + 1, 1);
+    double best = 1e30;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < PINGS && (j->rank == a || j->rank == b); i++) {
+        double t0 = MPI_Wtime();
+        if (j->rank == a) {
+            MPI_Send(buf, bytes, MPI_BYTE, b, 0, MPI_COMM_WORLD);
+            MPI_Recv(buf, bytes, MPI_BYTE, b, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(buf, bytes, MPI_BYTE, a, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, bytes, MPI_BYTE, a, 0, MPI_COMM_WORLD);
+        }
+        double t = (MPI_Wtime() - t0) / 2;
+        best = t < best ? t : best;
+    }
+    free(buf);
+    MPI_Bcast(&best, 1, MPI_DOUBLE, a, MPI_COMM_WORLD);
+    return best;
+}
+
+/* Two hosts under different switches of the topology, or -1. */
+static int cross_switch_pair(const struct job *j, const char *spec, int *a, int *b)
+{
+    struct tacio_topo *t = NULL;
+    if (!spec || tacio_topo_parse(spec, &t)) {
+        tacio_topo_free(t);
+        return -1;
+    }
+    int *parent = malloc(sizeof(int) * (size_t)j->nhosts), found = -1;
+    for (int h = 0; h < j->nhosts; h++) { /* each job host's switch, by name */
+        parent[h] = -2;
+        struct tacio_vertex_info v;
+        for (int x = 0; x < tacio_topo_get_nverts(t); x++)
+            if (!tacio_topo_get_vertex(t, x, &v) && v.is_host &&
+                !strcmp(v.name, j->name[j->leader[h]]))
+                parent[h] = v.parent;
+    }
+    for (int h = 1; h < j->nhosts && found < 0; h++)
+        if (parent[0] >= 0 && parent[h] >= 0 && parent[h] != parent[0]) {
+            *a = j->leader[0], *b = j->leader[h];
+            found = 0;
+        }
+    free(parent);
+    tacio_topo_free(t);
+    return found;
+}
+
+/* Seconds for this rank to write j->bytes to its own file and fsync it
+ * (0 when it does not write); the slowest writer's time is returned. */
+static double write_time(const struct job *j, int writes)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tacio-calibrate.%d.tmp", j->dir, j->rank);
+    char *buf = malloc(CHUNK);
+    memset(buf, 'c', CHUNK);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime(), t = 0;
+    int bad = 0;
+    if (writes) {
+        int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+        for (int64_t off = 0; fd >= 0 && off < j->bytes && !bad; off += CHUNK) {
+            size_t n = (size_t)(j->bytes - off < CHUNK ? j->bytes - off : CHUNK);
+            bad = pwrite(fd, buf, n, (off_t)off) != (ssize_t)n;
+        }
+        bad |= fd < 0 || fsync(fd) != 0;
+        if (fd >= 0)
+            close(fd);
+        t = MPI_Wtime() - t0;
+        unlink(path);
+    }
+    free(buf);
+    double slowest;
+    int any_bad;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    if (any_bad)
+        die(j, "cannot write DIR (a writable directory on the file system to measure)");
+    return slowest;
+}
+
+static void parse_args(int argc, char **argv, struct job *j, const char **topology)
+{
+    j->dir = NULL;
+    j->bytes = 64 << 20;
+    *topology = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--topology") && i + 1 < argc)
+            *topology = argv[++i];
+        else if (!strcmp(argv[i], "--mib") && i + 1 < argc && atoll(argv[i + 1]) > 0)
+            j->bytes = atoll(argv[++i]) << 20;
+        else if (argv[i][0] != '-' && !j->dir)
+            j->dir = argv[i];
+        else
+            die(j, "usage: mpiexec -n N tacio-calibrate DIR [--topology SPEC] [--mib M]");
+    }
+    if (!j->dir)
+        die(j, "usage: mpiexec -n N tacio-calibrate DIR [--topology SPEC] [--mib M]");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    struct job j = {0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &j.nprocs);
+    const char *topology;
+    parse_args(argc, argv, &j, &topology);
+    find_hosts(&j);
+    char model[512] = "";
+    size_t at = 0;
+    if (j.nhosts > 1) {
+        double lat = one_way(&j, j.leader[0], j.leader[1], 8);
+        double link = (double)CHUNK / one_way(&j, j.leader[0], j.leader[1], CHUNK);
+        at += (size_t)snprintf(model + at, sizeof model - at, "tacio_bw_link=%.4g,", link);
+        int a, b;
+        if (!cross_switch_pair(&j, topology, &a, &b))
+            at += (size_t)snprintf(model + at, sizeof model - at, "tacio_bw_uplink=%.4g,",
+                                   (double)CHUNK / one_way(&j, a, b, CHUNK));
+        at += (size_t)snprintf(model + at, sizeof model - at, "tacio_latency=%.4g,", lat);
+    }
+    double one = write_time(&j, j.rank == 0);
+    double host = write_time(&j, j.host == 0);
+    double all = write_time(&j, j.rank == j.leader[j.host]);
+    int mine = j.host == 0, on_host0;
+    MPI_Allreduce(&mine, &on_host0, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    snprintf(model + at, sizeof model - at,
+             "tacio_bw_agg_io=%.4g,tacio_bw_host_io=%.4g,tacio_bw_fs=%.4g", j.bytes / one,
+             (double)j.bytes * on_host0 / host, (double)j.bytes * j.nhosts / all);
+    if (j.rank == 0)
+        printf("hosts=%d ranks=%d dir=%s mib_per_writer=%lld model=%s\n", j.nhosts, j.nprocs, j.dir,
+               (long long)(j.bytes >> 20), model);
+    MPI_Finalize();
+    return 0;
+}
