@@ -220,7 +220,7 @@ def chart_bandwidth(plt, inputs, out, written):
     runs = [r for r in inputs.runs if mib_per_s(r) and r.get("aggs_per_host", 1) == 1]
     if len(ordered(r["procs"] for r in runs)) < 2:
         return  # a line needs two rank counts
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(9, 4))
     patterns = ordered(r.get("pattern") for r in runs)  # one line per pattern too
     markers = "osd^v<>"
     for i, s in enumerate(ordered(r["strategy"] for r in runs)):
@@ -228,7 +228,7 @@ def chart_bandwidth(plt, inputs, out, written):
                 (("write", "-"), ("read", "--")), enumerate(patterns)):
             pts = first_by([r for r in runs if r["strategy"] == s and r["op"] == op
                             and r.get("pattern") == pattern], lambda r: r["procs"], mib_per_s)
-            if not pts:
+            if len(pts) < 2:  # a line needs two rank counts
                 continue
             xs = sorted(pts)
             name = f"{s} {op}" + (f" {pattern}" if pattern else "")
@@ -239,7 +239,7 @@ def chart_bandwidth(plt, inputs, out, written):
     ax.set_xlabel("ranks")
     ax.set_ylabel("MiB/s")
     ax.set_title("Bandwidth per strategy and rank count (TATP fig. 12)")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=6, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1))
     save(fig, out, "bandwidth", written)
 
 

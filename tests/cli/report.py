@@ -139,8 +139,7 @@ def test_bandwidth(out, runs):
             check(abs(y - want[x]) < 1e-3, f"bandwidth {s} at {x}: {y} MiB/s, want {want[x]}")
         pts_all += [(want[x], py) for x, (_, py) in zip(xs, items[gid[0]][0])]
         bench = [g for g in items if g.startswith(f"bandwidth|{s} write cube|")]
-        check(len(bench) == 1 and bench[0].split("|")[2] == "64",
-              f"bandwidth: bench/smpi's cube a line of its own: {bench}")
+        check(not bench, f"bandwidth: bench/smpi's cube at one rank count is no line: {bench}")
     # one axis: drawn height is affine in MiB/s (a single scale and offset)
     (v0, y0), (v1, y1) = pts_all[0], max(pts_all, key=lambda p: abs(p[0] - pts_all[0][0]))
     for v, y in pts_all:
