@@ -137,7 +137,7 @@ static int step_fanin(const struct tacio_topo *t, const struct comm *c,
 }
 
 /* The busiest link's time: hosts' own links at bw_link, links between
- * switches at bw_uplink (0: bw_link). Without a tree, all off-node bytes
+ * switches at bw_uplink (unset: bw_link). Without a tree, all off-node bytes
  * through one link. */
 static double link_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
                            const struct tacio_plan *plan)
