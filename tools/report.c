@@ -39,7 +39,11 @@ static int find_script(char *path, size_t size)
 int cmd_report(int argc, char **argv)
 {
     char script[PATH_MAX + 64];
-    if (find_script(script, sizeof script))
+    const char *env = getenv("TACIO_REPORT_SCRIPT");
+    int missing = find_script(script, sizeof script);
+    if (missing && env && *env)
+        return cli_error("tacio report: TACIO_REPORT_SCRIPT=%s: cannot read it", env);
+    if (missing)
         return cli_error("tacio report: its script (tacio-report) is neither next to this "
                          "executable nor in ../libexec/tacio; set TACIO_REPORT_SCRIPT");
     char **args = calloc((size_t)argc + 3, sizeof *args);
