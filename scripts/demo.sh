@@ -44,7 +44,7 @@ rows = {}
 for line in open(stats):
     j = json.loads(line)
     rows.setdefault(j["strategy"], []).append(j)
-print(f"{'strategy':<9} {'hop-bytes':>10} {'off-node':>10} {'max link':>10} {'aggs':>5} "
+print(f"{'strategy':<10} {'hop-bytes':>10} {'off-node':>10} {'max link':>10} {'aggs':>5} "
       f"{'write MiB/s':>12} {'read MiB/s':>11} {'verified':>9}")
 for s, calls in rows.items():
     out = {}
@@ -56,7 +56,7 @@ for s, calls in rows.items():
         return int(out[op]["bytes"]) / 2**20 / statistics.median(times)
     ok = all(out[op]["wrong"] == "0" for op in ("write", "read"))
     m = calls[-1]
-    print(f"{s:<9} {m['hop_bytes']:>10} {m['offnode_bytes']:>10} {m['max_link_load']:>10} "
+    print(f"{s:<10} {m['hop_bytes']:>10} {m['offnode_bytes']:>10} {m['max_link_load']:>10} "
           f"{m['naggs']:>5} {mibs('write'):>12.0f} {mibs('read'):>11.0f} {'yes' if ok else 'NO':>9}")
 PY
 echo "(stats of every call, one JSON line each: $stats)"
