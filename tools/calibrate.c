@@ -15,6 +15,7 @@
 
 #include <fcntl.h>
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,10 +76,15 @@ static void find_hosts(struct job *j)
  * PINGS round trips (the others are the machine's noise, not the link's). */
 static double one_way(const struct job *j, int a, int b, int bytes)
 {
-    char *buf = calloc((size_t)bytes + 1, 1);
+    bool pinging = j->rank == a || j->rank == b;
+    char *buf = pinging ? calloc((size_t)bytes + 1, 1) : NULL;
+    if (pinging && !buf) { /* one rank alone: no agreement to be had */
+        fprintf(stderr, "tacio-calibrate: rank %d: out of memory\n", j->rank);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     double best = 1e30;
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int i = 0; i < PINGS && (j->rank == a || j->rank == b); i++) {
+    for (int i = 0; i < PINGS && pinging; i++) {
         double t0 = MPI_Wtime();
         if (j->rank == a) {
             MPI_Send(buf, bytes, MPI_BYTE, b, 0, MPI_COMM_WORLD);
@@ -128,12 +134,13 @@ static double write_time(const struct job *j, int writes)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/tacio-calibrate.%d.tmp", j->dir, j->rank);
-    char *buf = malloc(CHUNK);
-    memset(buf, 'c', CHUNK);
+    char *buf = writes ? malloc(CHUNK) : NULL; /* only the writers need one */
+    int bad = writes && !buf ? 2 : 0;          /* 1: the write failed; 2: no memory */
+    if (buf)
+        memset(buf, 'c', CHUNK);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime(), t = 0;
-    int bad = 0;
-    if (writes) {
+    if (buf) {
         int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
         for (int64_t off = 0; fd >= 0 && off < j->bytes && !bad; off += CHUNK) {
             size_t n = (size_t)(j->bytes - off < CHUNK ? j->bytes - off : CHUNK);
@@ -149,7 +156,9 @@ static double write_time(const struct job *j, int writes)
     double slowest;
     int any_bad;
     MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any_bad == 2)
+        die(j, "out of memory for the write buffer");
     if (any_bad)
         die(j, "cannot write DIR (a writable directory on the file system to measure)");
     return slowest;

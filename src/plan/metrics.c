@@ -177,11 +177,9 @@ static void summarise_aggs(const struct plan_ctx *ctx, struct tacio_plan *plan,
                            int64_t *max_msgs)
 {
     struct metrics *m = &plan->m;
-    int64_t cb = ctx->h->cb_buffer_size;
-    int64_t max_sent = 0;
-    for (int r = 0; r < ctx->topo->nprocs; r++)
-        max_sent = max64(max_sent, pa->sent[r]);
+    int64_t cb = ctx->h->cb_buffer_size, max_sent = 0;
     for (int r = 0; r < ctx->topo->nprocs; r++) {
+        max_sent = max64(max_sent, pa->sent[r]); /* every rank sends; not all aggregate */
         if (pa->extent[r] == 0 && pa->bytes[r] == 0 && pa->msgs[r] == 0)
             continue;
         if (host_bytes) {
@@ -196,7 +194,7 @@ static void summarise_aggs(const struct plan_ctx *ctx, struct tacio_plan *plan,
         *max_nic = max64(*max_nic, pa->offnode_in[r]);
         *max_msgs = max64(*max_msgs, pa->msgs[r]);
     }
-    *max_msgs += max_sent;
+    *max_msgs += max_sent; /* the model's message count: busiest in + busiest out */
 }
 
 static void max_link(const struct tacio_topo *t, struct tacio_plan *plan)
