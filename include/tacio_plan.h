@@ -172,11 +172,16 @@ TACIO_API int tacio_plan_get_link(const struct tacio_plan *plan, int link,
 
 /** The ranks feeding FD @p fd in the order its aggregator collects from them
  * (Tsujita et al.): their count, and *senders (owned by the plan). 0 and
- * NULL when the plan does not order collection or fd is out of range. */
+ * NULL when the plan does not order collection or fd is out of range; -1
+ * and NULL when it does but is too large to list them (plans keep the
+ * communication matrix, from which the lists come, up to 2^24 entries: a
+ * million ranks on 1 MiB stripes meet about 10^9; the metrics cover every
+ * entry all the same). */
 TACIO_API int64_t tacio_plan_get_order(const struct tacio_plan *plan, int fd, const int **senders);
 
 /** Hop-bytes if @p rank served FD @p fd: the plan's data for that FD times
- * each holder's distance to the rank (the TATP paper's W = D*C). */
+ * each holder's distance to the rank (the TATP paper's W = D*C); 0 out of
+ * range; -1 when the plan is too large to keep C (see tacio_plan_get_order). */
 TACIO_API int64_t tacio_plan_get_hop_bytes(const struct tacio_plan *plan,
                                            const struct tacio_topo *topo, int rank, int fd);
 

@@ -2,10 +2,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static _Thread_local char last_error[512];
 
@@ -278,4 +280,66 @@ int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
+}
+
+int plan_threads(int64_t work)
+{
+    const char *env = getenv("TACIO_PLAN_THREADS");
+    long n = 1;
+    if (env)
+        n = strtol(env, NULL, 10);
+#ifndef TACIO_SMPI
+    else if (work >= (1 << 16))
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+#else
+    (void)work;
+#endif
+    return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
+struct share_slot {
+    int (*fn)(void *arg);
+    void *arg;
+    int rc;
+    char err[256];
+};
+
+static void *share_run(void *p)
+{
+    struct share_slot *s = p;
+    s->rc = s->fn(s->arg);
+    if (s->rc)
+        snprintf(s->err, sizeof s->err, "%s", tacio_last_error());
+    return NULL;
+}
+
+int parallel_run(int n, int (*fn)(void *arg), void *args, size_t stride)
+{
+    struct share_slot *slot = xcalloc((size_t)n, sizeof *slot);
+    pthread_t *tid = xcalloc((size_t)n, sizeof *tid);
+    bool *running = xcalloc((size_t)n, sizeof *running);
+    if (!slot || !tid || !running) {
+        free(slot);
+        free(tid);
+        free(running);
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    }
+    for (int k = 0; k < n; k++)
+        slot[k] = (struct share_slot){fn, (char *)args + (size_t)k * stride, 0, ""};
+    for (int k = 1; k < n; k++)
+        running[k] = pthread_create(&tid[k], NULL, share_run, &slot[k]) == 0;
+    for (int k = 0; k < n; k++)
+        if (!running[k])
+            share_run(&slot[k]);
+    int rc = 0;
+    for (int k = 0; k < n; k++) {
+        if (running[k])
+            pthread_join(tid[k], NULL);
+        if (!rc && slot[k].rc)
+            rc = tacio_fail(slot[k].rc, "%s", slot[k].err);
+    }
+    free(slot);
+    free(tid);
+    free(running);
+    return rc;
 }

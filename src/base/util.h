@@ -55,12 +55,23 @@ void *xcalloc(size_t n, size_t size);
 char **names_copy(char *const *names, int n);
 /* Cut a text line at its first '#': the comment rule of every input file. */
 void strip_comment(char *line);
-/* Room for `need` elements of `elem` bytes in *arr, whose capacity *cap
- * doubles as needed (amortised O(1) appends). 0 or TACIO_ENOMEM. */
 /* qsort comparator for ints, ascending. */
 int cmp_int(const void *a, const void *b);
 
+/* Room for `need` elements of `elem` bytes in *arr, whose capacity *cap
+ * doubles as needed (amortised O(1) appends). 0 or TACIO_ENOMEM. */
 int grow_array(void **arr, size_t elem, int64_t need, int64_t *cap);
+
+/* Threads for a walk over `work` items (ranks): the cores, at most 8, once
+ * there are enough items to gain (2^16); 1 under SMPI, whose ranks are
+ * threads of one simulation. TACIO_PLAN_THREADS overrides (tests run small
+ * walks threaded). */
+int plan_threads(int64_t work);
+/* fn(args + k * stride) for k < n, on n threads (the caller's among them; a
+ * share whose thread cannot start runs on the caller's). Returns the first
+ * share's failure, its message carried over to the caller's thread (errors
+ * are per thread). */
+int parallel_run(int n, int (*fn)(void *arg), void *args, size_t stride);
 
 static inline int64_t min64(int64_t a, int64_t b)
 {

@@ -422,7 +422,7 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
 
 static void head_of(const struct tacio_plan *p, struct plan_head *h)
 {
-    h->ordered = !!p->order;
+    h->ordered = p->order_rule != ORDER_RANKS;
     h->mem_shortfall = p->mem_shortfall;
     h->lap_cost = p->lap_cost;
     h->m = p->m;

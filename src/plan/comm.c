@@ -13,18 +13,6 @@
 
 #include <string.h>
 
-/* One rank's row, accumulated per FD. */
-struct row_acc {
-    const struct tacio_pattern *pat;
-    const struct partition *part;
-    int rank;
-    int64_t lo, width; /* contiguous FDs: bucket b is [lo + b*width, +width) */
-    int *first;        /* the FD holding bucket b's start */
-    int64_t *acc;      /* per FD, zero outside touched */
-    int *touched;
-    int ntouched;
-};
-
 static void row_add(struct row_acc *ra, int j, int64_t bytes)
 {
     if (bytes == 0)
@@ -67,24 +55,77 @@ static int locate(struct row_acc *ra, int64_t x, int64_t *piece_end)
     return j;
 }
 
-static void add_region(int64_t off, int64_t end, int64_t bytes, void *ctx)
+/* The piece after the one that ended at x: striped FDs deal their stripes
+ * round-robin, so it is the next FD's stripe, found without a division. */
+static int next_piece(struct row_acc *ra, int j, int64_t x, int64_t *piece_end)
+{
+    const struct partition *p = ra->part;
+    if (!p->striped)
+        return locate(ra, x, piece_end);
+    *piece_end = x + p->unit;
+    return j + 1 == p->n ? 0 : j + 1;
+}
+
+/* The region's bytes below x: by its block structure, else prefix(). */
+static int64_t bytes_below(const struct row_acc *ra, const struct region *g, int64_t base,
+                           int64_t x)
+{
+    if (x == g->end)
+        return g->bytes;
+    if (g->block)
+        return region_below(g, x);
+    return ra->pat->ops->prefix(ra->pat, ra->rank, x) - base;
+}
+
+/* A block-structured region over striped FDs, from piece j ending at pe:
+ * every piece is one stripe further, so the blocks below each piece's end
+ * advance by a fixed quotient and remainder, kept without dividing (a
+ * million ranks on 1 MiB stripes cross 10^9 stripe ends). */
+static void add_striped_blocks(struct row_acc *ra, const struct region *g, int j, int64_t pe)
+{
+    const struct partition *p = ra->part;
+    int64_t q = p->unit / g->stride, qr = p->unit % g->stride;
+    int64_t d = pe - g->off, rows = d / g->stride, rem = d % g->stride, below = 0;
+    for (;;) {
+        if (pe >= g->end) {
+            row_add(ra, j, g->bytes - below);
+            return;
+        }
+        int64_t upto = rows * g->block + (rem < g->block ? rem : g->block);
+        row_add(ra, j, upto - below);
+        below = upto;
+        j = j + 1 == p->n ? 0 : j + 1;
+        pe += p->unit;
+        rows += q;
+        rem += qr;
+        if (rem >= g->stride) {
+            rem -= g->stride;
+            rows++;
+        }
+    }
+}
+
+static void add_region(const struct region *g, void *ctx)
 {
     struct row_acc *ra = ctx;
-    if (bytes == 0)
+    if (g->bytes == 0)
         return;
     int64_t pe;
-    int j = locate(ra, off, &pe);
-    if (end <= pe) { /* the common case: the region lies in one FD */
-        row_add(ra, j, bytes);
+    int j = locate(ra, g->off, &pe);
+    if (g->end <= pe) { /* the common case: the region lies in one FD */
+        row_add(ra, j, g->bytes);
         return;
     }
-    const struct tacio_pattern *pat = ra->pat;
-    int64_t base = pat->ops->prefix(pat, ra->rank, off), below = 0;
-    for (int64_t x = off; x < end;) {
-        if (x != off)
-            j = locate(ra, x, &pe);
-        int64_t e = pe > x ? min64(pe, end) : end; /* past the last FD: keep it there */
-        int64_t upto = e == end ? bytes : pat->ops->prefix(pat, ra->rank, e) - base;
+    if (g->block && ra->part->striped) {
+        add_striped_blocks(ra, g, j, pe);
+        return;
+    }
+    int64_t base = g->block ? 0 : ra->pat->ops->prefix(ra->pat, ra->rank, g->off), below = 0;
+    for (int64_t x = g->off; x < g->end;) {
+        if (x != g->off)
+            j = next_piece(ra, j, x, &pe);
+        int64_t e = pe > x ? min64(pe, g->end) : g->end; /* past the last FD: keep it there */
+        int64_t upto = bytes_below(ra, g, base, e);
         row_add(ra, j, upto - below);
         below = upto;
         x = e;
@@ -94,7 +135,7 @@ static void add_region(int64_t off, int64_t end, int64_t bytes, void *ctx)
 /* Accumulates rank's row; touched lists its FDs, in increasing order when
  * sorted is set. C's columns fill in rank order whatever a row's order, so
  * only a row handed out as such (comm_row_build) is sorted. */
-static void row_compute(struct row_acc *ra, int rank, bool sorted)
+void row_compute(struct row_acc *ra, int rank, bool sorted)
 {
     ra->rank = rank;
     pattern_regions(ra->pat, rank, add_region, ra);
@@ -103,15 +144,14 @@ static void row_compute(struct row_acc *ra, int rank, bool sorted)
         qsort(ra->touched, (size_t)ra->ntouched, sizeof(int), cmp_int);
 }
 
-static void row_clear(struct row_acc *ra)
+void row_clear(struct row_acc *ra)
 {
     for (int k = 0; k < ra->ntouched; k++)
         ra->acc[ra->touched[k]] = 0;
     ra->ntouched = 0;
 }
 
-static int row_acc_init(struct row_acc *ra, const struct tacio_pattern *pat,
-                        const struct partition *part)
+int row_acc_init(struct row_acc *ra, const struct tacio_pattern *pat, const struct partition *part)
 {
     *ra = (struct row_acc){.pat = pat,
                            .part = part,
@@ -122,7 +162,7 @@ static int row_acc_init(struct row_acc *ra, const struct tacio_pattern *pat,
     return part->striped || part->n == 0 ? 0 : fd_index_build(ra);
 }
 
-static void row_acc_free(struct row_acc *ra)
+void row_acc_free(struct row_acc *ra)
 {
     free(ra->acc);
     free(ra->touched);
@@ -170,33 +210,90 @@ static void comm_totals(struct comm *c)
         c->total += c->fd_bytes[j];
 }
 
+/* A share of the ranks, [r0, r1), for comm_build's passes: count its
+ * entries per FD, then store them from the slots reserved for it. */
+struct build_share {
+    const struct tacio_pattern *pat;
+    const struct partition *part;
+    struct comm *c;
+    int r0, r1;
+    bool store;
+    int64_t *next;  /* per FD: entries counted, then the next slot to fill */
+    int64_t *bytes; /* per FD: the share's bytes */
+};
+
+static int build_pass(void *arg)
+{
+    struct build_share *s = arg;
+    struct row_acc ra;
+    int rc = row_acc_init(&ra, s->pat, s->part);
+    for (int i = s->r0; !rc && i < s->r1; i++) {
+        row_compute(&ra, i, false);
+        for (int k = 0; k < ra.ntouched; k++) {
+            int j = ra.touched[k];
+            int64_t d = s->next[j]++;
+            if (s->store) {
+                s->c->row[d] = i;
+                s->c->cval[d] = ra.acc[j];
+                s->bytes[j] += ra.acc[j];
+            }
+        }
+        row_clear(&ra);
+    }
+    row_acc_free(&ra);
+    return rc;
+}
+
+/* After counting: C's column starts, and each share's first slot in each
+ * column (shares in rank order, so every column stays in rank order). */
+static int reserve_slots(struct comm *c, struct build_share *sh, int n)
+{
+    for (int j = 0; j < c->a; j++)
+        for (int k = 0; k < n; k++)
+            c->col_ptr[j + 1] += sh[k].next[j];
+    int rc = comm_alloc_entries(c);
+    for (int j = 0; !rc && j < c->a; j++)
+        for (int k = 0, at = 0; k < n; k++) {
+            int64_t count = sh[k].next[j];
+            sh[k].next[j] = c->col_ptr[j] + at;
+            at += (int)count; /* a column has at most one entry per rank */
+        }
+    return rc;
+}
+
 int comm_build(const struct tacio_pattern *pat, const struct partition *part, struct comm *c)
 {
-    struct row_acc ra;
-    int rc = row_acc_init(&ra, pat, part);
-    if (!rc)
-        rc = comm_alloc(c, pat->nprocs, part->n);
-    for (int i = 0; !rc && i < c->p; i++) { /* pass 1: count per FD */
-        row_compute(&ra, i, false);
-        for (int k = 0; k < ra.ntouched; k++)
-            c->col_ptr[ra.touched[k] + 1]++;
-        row_clear(&ra);
-    }
-    if (!rc)
-        rc = comm_alloc_entries(c);
-    int64_t *fill = rc ? NULL : malloc(sizeof(int64_t) * (size_t)(c->a + 1));
-    if (!rc && !fill)
+    int n = plan_threads(pat->nprocs), rc = comm_alloc(c, pat->nprocs, part->n);
+    struct build_share *sh = rc ? NULL : xcalloc((size_t)n, sizeof *sh);
+    if (!rc && !sh)
         rc = tacio_fail(TACIO_ENOMEM, "out of memory");
-    if (!rc)
-        memcpy(fill, c->col_ptr, sizeof(int64_t) * (size_t)c->a);
-    for (int i = 0; !rc && i < c->p; i++) { /* pass 2: store */
-        row_compute(&ra, i, false);
-        for (int k = 0; k < ra.ntouched; k++)
-            comm_put(c, fill, i, ra.touched[k], ra.acc[ra.touched[k]]);
-        row_clear(&ra);
+    for (int k = 0; !rc && k < n; k++) {
+        sh[k] = (struct build_share){pat,
+                                     part,
+                                     c,
+                                     (int)((int64_t)pat->nprocs * k / n),
+                                     (int)((int64_t)pat->nprocs * (k + 1) / n),
+                                     false,
+                                     xcalloc((size_t)part->n + 1, sizeof(int64_t)),
+                                     xcalloc((size_t)part->n + 1, sizeof(int64_t))};
+        if (!sh[k].next || !sh[k].bytes)
+            rc = tacio_fail(TACIO_ENOMEM, "out of memory");
     }
-    free(fill);
-    row_acc_free(&ra);
+    if (!rc) /* pass 1: count per FD */
+        rc = parallel_run(n, build_pass, sh, sizeof *sh);
+    if (!rc)
+        rc = reserve_slots(c, sh, n);
+    for (int k = 0; !rc && k < n; k++)
+        sh[k].store = true;
+    if (!rc) /* pass 2: store */
+        rc = parallel_run(n, build_pass, sh, sizeof *sh);
+    for (int k = 0; sh && k < n; k++) {
+        for (int j = 0; !rc && j < part->n; j++)
+            c->fd_bytes[j] += sh[k].bytes[j];
+        free(sh[k].next);
+        free(sh[k].bytes);
+    }
+    free(sh);
     if (!rc)
         comm_totals(c);
     else

@@ -50,9 +50,12 @@ int64_t fdom_window_size(const struct fdom *fd, int64_t cb)
 int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end)
 {
     if (p->striped) {
-        int64_t k = x / p->unit;
+        /* called per region of every rank: a power-of-two stripe shifts, and
+         * a stripe index that fits 32 bits takes the cheaper division */
+        int64_t k =
+            (p->unit & (p->unit - 1)) ? x / p->unit : x >> __builtin_ctzll((uint64_t)p->unit);
         *piece_end = (k + 1) * p->unit;
-        return (int)(k % p->n);
+        return k <= UINT32_MAX ? (int)((uint32_t)k % (uint32_t)p->n) : (int)(k % p->n);
     }
     int a = 0, b = p->n - 1;
     while (a < b) { /* last FD starting at or below x */

@@ -3,10 +3,47 @@
 
 #include <string.h>
 
-struct per_agg {
+/* What the metrics sum while walking C's entries, however they are walked:
+ * per rank (as aggregator, and as sender), and the (FD, remote host) pairs
+ * the collection-contention count needs. */
+struct host_pair {
+    int fd, host, key; /* key: the host's place in the FD's sender order */
+};
+struct host_pairs {
+    struct host_pair *v;
+    int64_t n, cap;
+};
+struct fd_tally {
+    int64_t msgs, in; /* messages and crossing bytes into the FD */
+    int64_t sum, acc; /* metrics_stream: the FD's bytes; this host's crossing ones */
+    int agg, host;    /* the FD's aggregator and its host */
+    int key;          /* metrics_stream: this host's key (pair_key) */
+};
+
+struct tally {
     int64_t *bytes, *extent, *offnode_in, *msgs; /* indexed by rank, as aggregator */
     int64_t *sent;                               /* indexed by rank: messages it sends */
+    /* per FD while entries are counted: a few thousand FDs' sums, packed
+     * together, stay in cache where a million ranks' arrays do not;
+     * tally_fd adds them up by aggregator */
+    struct fd_tally *fd;
+    struct host_pairs P;
 };
+
+static int pairs_push(struct host_pairs *P, int j, int h, int key)
+{
+    int rc = grow_array((void **)&P->v, sizeof *P->v, P->n + 1, &P->cap);
+    if (!rc)
+        P->v[P->n++] = (struct host_pair){j, h, key};
+    return rc;
+}
+
+/* The key of host h among FD j's senders, r being its first rank there:
+ * its position for a host rotation, else (ranks in order) that rank. */
+static int pair_key(const struct tacio_topo *t, const struct tacio_plan *plan, int h, int r)
+{
+    return plan->order_rule == ORDER_HOST_ROTATION ? t->host_order[h] : r;
+}
 
 /* Bytes from host hs to host hd on a tree: their load on each link of the
  * path, and their hop-bytes (the links walked). */
@@ -22,117 +59,153 @@ static int64_t add_host_traffic(const struct tacio_topo *t, struct tacio_plan *p
     return hops * bytes;
 }
 
-/* Shuffle traffic of FD j: per-sender bytes summed by host first, so the tree
- * is walked once per (FD, sending host), not per sender. */
-static void fd_traffic(const struct plan_ctx *ctx, const struct comm *c, int j,
-                       struct tacio_plan *plan, int64_t *host_acc, int *touched, struct per_agg *pa)
+/* The plan's sums over entries, kept in a local while a column or a row is
+ * walked (so they stay in registers) and added to the plan after it. */
+struct entry_sums {
+    int64_t shuffle_bytes, messages, hop_bytes, offnode_bytes;
+};
+
+static void sums_flush(const struct entry_sums *e, struct tacio_plan *plan)
 {
-    const struct tacio_topo *t = ctx->topo;
-    int a = plan->agg[j], nt = 0;
-    struct metrics *m = &plan->m;
-    for (int64_t k = c->col_ptr[j]; k < c->col_ptr[j + 1]; k++) {
-        int r = c->row[k];
-        int64_t b = c->cval[k];
-        if (r == a)
-            continue;
-        m->shuffle_bytes += b;
-        m->messages++;
-        pa->msgs[a]++;
-        pa->sent[r]++;
-        if (t->dist) /* a distance matrix: hops per rank pair */
-            m->hop_bytes += topo_rank_dist(t, r, a) * b;
-        if (t->rank_host[r] == t->rank_host[a])
-            m->hop_bytes += t->dist ? 0 : b; /* one hop inside the host */
-        else {
-            m->offnode_bytes += b;
-            pa->offnode_in[a] += b;
-            if (host_acc[t->rank_host[r]] == 0)
-                touched[nt++] = t->rank_host[r];
-            host_acc[t->rank_host[r]] += b;
-        }
+    plan->m.shuffle_bytes += e->shuffle_bytes;
+    plan->m.messages += e->messages;
+    plan->m.hop_bytes += e->hop_bytes;
+    plan->m.offnode_bytes += e->offnode_bytes;
+}
+
+/* Entry (r, j) of C, b bytes: the shuffle it costs. True when it crosses
+ * hosts; the caller sums those by (FD, sending host) and hands each sum to
+ * tally_host_pair, so the tree is walked once per pair, not per sender. */
+static inline bool tally_entry(const struct tacio_topo *t, struct tally *T, struct entry_sums *m,
+                               int r, int j, int64_t b)
+{
+    struct fd_tally *f = &T->fd[j];
+    int a = f->agg;
+    if (r == a)
+        return false;
+    m->shuffle_bytes += b;
+    m->messages++;
+    f->msgs++;
+    T->sent[r]++;
+    if (t->dist) /* a distance matrix: hops per rank pair */
+        m->hop_bytes += topo_rank_dist(t, r, a) * b;
+    if (t->rank_host[r] == f->host) {
+        m->hop_bytes += t->dist ? 0 : b; /* one hop inside the host */
+        return false;
     }
-    for (int i = 0; i < nt; i++) {
-        if (!t->dist)
-            m->hop_bytes +=
-                add_host_traffic(t, plan, touched[i], t->rank_host[a], host_acc[touched[i]]);
-        host_acc[touched[i]] = 0;
-    }
-    pa->bytes[a] += c->fd_bytes[j];
-    pa->extent[a] += fdom_extent(&plan->part.fd[j]);
-    plan->fd_bytes[j] = c->fd_bytes[j];
+    m->offnode_bytes += b;
+    f->in += b;
+    return true;
+}
+
+static int tally_host_pair(const struct tacio_topo *t, struct tacio_plan *plan, struct tally *T,
+                           int h, int j, int key, int64_t bytes)
+{
+    if (!t->dist)
+        plan->m.hop_bytes += add_host_traffic(t, plan, h, T->fd[j].host, bytes);
+    return pairs_push(&T->P, j, h, key);
+}
+
+/* FD j, holding `bytes`, once all its entries are counted. */
+static void tally_fd(const struct plan_ctx *ctx, struct tacio_plan *plan, struct tally *T, int j,
+                     int64_t bytes)
+{
+    int a = plan->agg[j];
+    T->msgs[a] += T->fd[j].msgs;
+    T->offnode_in[a] += T->fd[j].in;
+    T->bytes[a] += bytes;
+    T->extent[a] += fdom_extent(&plan->part.fd[j]);
+    plan->fd_bytes[j] = bytes;
     plan->fd_mem[j] = min64(fdom_extent(&plan->part.fd[j]), ctx->h->cb_buffer_size);
+    plan->m.total_bytes += bytes;
 }
 
 /* Collection contention: in step s every aggregator gathers from the s-th
- * distinct remote host of its sender order (plan->order, else rank order).
- * Count, per step, how many aggregators hit the same host; keep the maximum.
- * Pairs are bucketed by step (counting sort), so this is O(nnz). */
-struct fanin {
-    int *step, *host, *mark, *count, *sorted;
-    int64_t *bucket, np;
+ * remote host of its FD's sender order. Count, per step, how many
+ * aggregators hit the same host; keep the maximum. The pairs are grouped by
+ * FD and ordered by key (counting sort, a comparison sort only for an FD
+ * whose hosts arrived out of order), then bucketed by step: O(pairs). */
+struct keyed {
+    int key, host;
 };
 
-static void fanin_pairs(const struct tacio_topo *t, const struct comm *c,
-                        const struct tacio_plan *plan, struct fanin *F)
+static int cmp_keyed(const void *a, const void *b)
 {
-    for (int h = 0; h < t->nhosts; h++)
-        F->mark[h] = -1;
-    for (int j = 0; j < c->a; j++) {
-        int s = 0, ha = t->rank_host[plan->agg[j]];
-        for (int64_t k = c->col_ptr[j]; k < c->col_ptr[j + 1]; k++) {
-            int r = plan->order ? plan->order[k] : c->row[k], h = t->rank_host[r];
-            if (h == ha || F->mark[h] == j)
-                continue;
-            F->mark[h] = j;
-            F->step[F->np] = s;
-            F->host[F->np++] = h;
-            F->bucket[++s]++;
+    const struct keyed *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+/* FD j's hosts v[0..n) sorted by key: their steps (rotated to start after
+ * the aggregator's host under a host rotation), into step[]. */
+static void fd_steps(const struct tacio_topo *t, const struct tacio_plan *plan, int j,
+                     struct keyed *v, int64_t n, int *step)
+{
+    int64_t split = 0;
+    for (int64_t i = 1; i < n; i++)
+        if (v[i].key < v[i - 1].key) {
+            qsort(v, (size_t)n, sizeof *v, cmp_keyed);
+            break;
         }
+    if (plan->order_rule == ORDER_HOST_ROTATION) {
+        int start = t->host_order[t->rank_host[plan->agg[j]]];
+        while (split < n && v[split].key < start)
+            split++;
     }
+    for (int64_t i = 0; i < n; i++)
+        step[i] = (int)(i >= split ? i - split : n - split + i);
 }
 
-static int fanin_max(const struct tacio_topo *t, struct fanin *F)
+static int fanin_max(const struct tacio_topo *t, const int *step, const struct keyed *v, int64_t np,
+                     int *best)
 {
-    for (int s = 0; s <= t->nhosts; s++)
-        F->bucket[s + 1] += F->bucket[s];
-    for (int64_t i = 0; i < F->np; i++)
-        F->sorted[F->bucket[F->step[i]]++] = F->host[i];
+    int64_t *bucket = xcalloc((size_t)t->nhosts + 2, sizeof(int64_t));
+    int *sorted = malloc(sizeof(int) * (size_t)(np ? np : 1));
+    int *count = xcalloc((size_t)t->nhosts, sizeof(int));
+    int rc = bucket && sorted && count ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (int64_t i = 0; !rc && i < np; i++)
+        bucket[step[i] + 1]++;
+    for (int s = 0; !rc && s <= t->nhosts; s++)
+        bucket[s + 1] += bucket[s];
+    for (int64_t i = 0; !rc && i < np; i++)
+        sorted[bucket[step[i]]++] = v[i].host;
     /* bucket[s] now ends step s's run */
-    int best = 0;
+    *best = 0;
     int64_t lo = 0;
-    for (int s = 0; s <= t->nhosts; lo = F->bucket[s], s++) {
-        for (int64_t i = lo; i < F->bucket[s]; i++)
-            if (++F->count[F->sorted[i]] > best)
-                best = F->count[F->sorted[i]];
-        for (int64_t i = lo; i < F->bucket[s]; i++)
-            F->count[F->sorted[i]] = 0;
+    for (int s = 0; !rc && s <= t->nhosts; lo = bucket[s], s++) {
+        for (int64_t i = lo; i < bucket[s]; i++)
+            if (++count[sorted[i]] > *best)
+                *best = count[sorted[i]];
+        for (int64_t i = lo; i < bucket[s]; i++)
+            count[sorted[i]] = 0;
     }
-    return best;
+    free(bucket);
+    free(sorted);
+    free(count);
+    return rc;
 }
 
-static int step_fanin(const struct tacio_topo *t, const struct comm *c,
-                      const struct tacio_plan *plan, int *out)
+static int step_fanin(const struct tacio_topo *t, const struct tacio_plan *plan,
+                      struct host_pairs *P, int *out)
 {
-    size_t n = (size_t)(c->nnz ? c->nnz : 1);
-    struct fanin F = {malloc(sizeof(int) * n),
-                      malloc(sizeof(int) * n),
-                      malloc(sizeof(int) * (size_t)t->nhosts),
-                      xcalloc((size_t)t->nhosts, sizeof(int)),
-                      malloc(sizeof(int) * n),
-                      xcalloc((size_t)t->nhosts + 2, sizeof(int64_t)),
-                      0};
-    int rc = 0;
-    if (F.step && F.host && F.mark && F.count && F.sorted && F.bucket) {
-        fanin_pairs(t, c, plan, &F);
-        *out = fanin_max(t, &F);
-    } else
-        rc = tacio_fail(TACIO_ENOMEM, "out of memory");
-    free(F.step);
-    free(F.host);
-    free(F.mark);
-    free(F.count);
-    free(F.sorted);
-    free(F.bucket);
+    int nfds = plan->part.n;
+    int64_t np = P->n, *ptr = xcalloc((size_t)nfds + 2, sizeof(int64_t));
+    struct keyed *v = malloc(sizeof *v * (size_t)(np ? np : 1));
+    int *step = malloc(sizeof(int) * (size_t)(np ? np : 1));
+    int rc =
+        ptr && v && step ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory for the collection steps");
+    for (int64_t i = 0; !rc && i < np; i++)
+        ptr[P->v[i].fd + 2]++;
+    for (int j = 0; !rc && j < nfds; j++)
+        ptr[j + 2] += ptr[j + 1];
+    for (int64_t i = 0; !rc && i < np; i++) /* stable: arrival order kept inside an FD */
+        v[ptr[P->v[i].fd + 1]++] = (struct keyed){P->v[i].key, P->v[i].host};
+    for (int j = 0; !rc && j < nfds; j++)
+        fd_steps(t, plan, j, v + ptr[j], ptr[j + 1] - ptr[j], step + ptr[j]);
+    if (!rc)
+        rc = fanin_max(t, step, v, np, out);
+    free(ptr);
+    free(v);
+    free(step);
     return rc;
 }
 
@@ -173,7 +246,7 @@ static double model_seconds(const struct tacio_topo *t, const struct tacio_hints
 }
 
 static void summarise_aggs(const struct plan_ctx *ctx, struct tacio_plan *plan,
-                           const struct per_agg *pa, int64_t *host_bytes, int64_t *max_nic,
+                           const struct tally *pa, int64_t *host_bytes, int64_t *max_nic,
                            int64_t *max_msgs)
 {
     struct metrics *m = &plan->m;
@@ -205,17 +278,24 @@ static void max_link(const struct tacio_topo *t, struct tacio_plan *plan)
             max64(plan->m.max_link_load, max64(plan->link_up[v], plan->link_down[v]));
 }
 
-int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tacio_plan *plan)
+/* Sets up the plan's per-FD and per-link arrays and T's per-rank sums. */
+static int tally_init(const struct plan_ctx *ctx, struct tacio_plan *plan, struct tally *T)
 {
     const struct tacio_topo *t = ctx->topo;
-    size_t p = (size_t)t->nprocs;
-    struct per_agg pa = {xcalloc(p, sizeof(int64_t)), xcalloc(p, sizeof(int64_t)),
-                         xcalloc(p, sizeof(int64_t)), xcalloc(p, sizeof(int64_t)),
-                         xcalloc(p, sizeof(int64_t))};
-    int64_t *host_acc = xcalloc((size_t)t->nhosts, sizeof(int64_t));
-    int *touched = malloc(sizeof(int) * (size_t)t->nhosts);
-    plan->fd_bytes = malloc(sizeof(int64_t) * (size_t)(c->a ? c->a : 1));
-    plan->fd_mem = malloc(sizeof(int64_t) * (size_t)(c->a ? c->a : 1));
+    size_t p = (size_t)t->nprocs, a = (size_t)plan->part.n + 1;
+    *T = (struct tally){xcalloc(p, sizeof(int64_t)),
+                        xcalloc(p, sizeof(int64_t)),
+                        xcalloc(p, sizeof(int64_t)),
+                        xcalloc(p, sizeof(int64_t)),
+                        xcalloc(p, sizeof(int64_t)),
+                        xcalloc(a, sizeof(struct fd_tally)),
+                        {0}};
+    for (int j = 0; T->fd && j < plan->part.n; j++) {
+        T->fd[j].agg = plan->agg[j];
+        T->fd[j].host = t->rank_host[plan->agg[j]];
+    }
+    plan->fd_bytes = malloc(sizeof(int64_t) * a);
+    plan->fd_mem = malloc(sizeof(int64_t) * a);
     if (topo_has_tree(t)) {
         plan->nlinks = t->nverts;
         plan->link_name = names_copy(t->vname, t->nverts);
@@ -225,30 +305,273 @@ int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tac
         if (plan->link_parent)
             memcpy(plan->link_parent, t->parent, sizeof(int) * (size_t)t->nverts);
     }
-    int rc = 0;
-    if (!pa.bytes || !pa.extent || !pa.offnode_in || !pa.msgs || !pa.sent || !host_acc ||
-        !touched || !plan->fd_bytes || !plan->fd_mem ||
+    memset(&plan->m, 0, sizeof plan->m);
+    if (!T->bytes || !T->extent || !T->offnode_in || !T->msgs || !T->sent || !T->fd ||
+        !plan->fd_bytes || !plan->fd_mem ||
         (topo_has_tree(t) &&
          (!plan->link_up || !plan->link_down || !plan->link_name || !plan->link_parent)))
-        rc = tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
-    memset(&plan->m, 0, sizeof plan->m);
-    plan->m.total_bytes = c->total;
-    for (int j = 0; !rc && j < c->a; j++)
-        fd_traffic(ctx, c, j, plan, host_acc, touched, &pa);
+        return tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
+    return 0;
+}
+
+static void tally_free(struct tally *T)
+{
+    free(T->bytes);
+    free(T->extent);
+    free(T->offnode_in);
+    free(T->msgs);
+    free(T->sent);
+    free(T->fd);
+    free(T->P.v);
+}
+
+/* Once every entry is counted: the per-aggregator maxima, the busiest
+ * link, the collection steps and auto's model. */
+static int tally_finish(const struct plan_ctx *ctx, struct tacio_plan *plan, struct tally *T)
+{
+    const struct tacio_topo *t = ctx->topo;
     int64_t max_nic = 0, max_msgs = 0;
-    if (!rc) {
-        memset(host_acc, 0, sizeof(int64_t) * (size_t)t->nhosts); /* now per host I/O */
-        summarise_aggs(ctx, plan, &pa, t->rank_host ? host_acc : NULL, &max_nic, &max_msgs);
-        max_link(t, plan);
-        rc = step_fanin(t, c, plan, &plan->m.max_step_fanin);
-        plan->m.model_seconds = model_seconds(t, ctx->h, plan, max_nic, max_msgs);
+    int64_t *host_bytes = t->rank_host ? xcalloc((size_t)t->nhosts, sizeof(int64_t)) : NULL;
+    if (t->rank_host && !host_bytes)
+        return tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
+    summarise_aggs(ctx, plan, T, host_bytes, &max_nic, &max_msgs);
+    free(host_bytes);
+    max_link(t, plan);
+    int rc = step_fanin(t, plan, &T->P, &plan->m.max_step_fanin);
+    plan->m.model_seconds = model_seconds(t, ctx->h, plan, max_nic, max_msgs);
+    return rc;
+}
+
+/* FD j's column of C: its entries, crossing ones summed by sending host. */
+static int column_traffic(const struct plan_ctx *ctx, const struct comm *c, int j,
+                          struct tacio_plan *plan, struct tally *T, int64_t *host_acc,
+                          int *host_key, int *touched)
+{
+    const struct tacio_topo *t = ctx->topo;
+    struct entry_sums sums = {0};
+    int nt = 0, rc = 0;
+    for (int64_t k = c->col_ptr[j]; k < c->col_ptr[j + 1]; k++) {
+        int r = c->row[k], h = t->rank_host[r];
+        if (!tally_entry(t, T, &sums, r, j, c->cval[k]))
+            continue;
+        if (host_acc[h] == 0) { /* rows run in rank order: r is the host's first */
+            touched[nt++] = h;
+            host_key[h] = pair_key(t, plan, h, r);
+        }
+        host_acc[h] += c->cval[k];
     }
-    free(pa.bytes);
-    free(pa.extent);
-    free(pa.offnode_in);
-    free(pa.msgs);
-    free(pa.sent);
+    sums_flush(&sums, plan);
+    for (int i = 0; i < nt; i++) {
+        int h = touched[i];
+        rc = rc ? rc : tally_host_pair(t, plan, T, h, j, host_key[h], host_acc[h]);
+        host_acc[h] = 0;
+    }
+    tally_fd(ctx, plan, T, j, c->fd_bytes[j]);
+    return rc;
+}
+
+int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tacio_plan *plan)
+{
+    const struct tacio_topo *t = ctx->topo;
+    struct tally T;
+    int64_t *host_acc = xcalloc((size_t)t->nhosts, sizeof(int64_t));
+    int *host_key = malloc(sizeof(int) * (size_t)t->nhosts);
+    int *touched = malloc(sizeof(int) * (size_t)t->nhosts);
+    int rc = tally_init(ctx, plan, &T);
+    if (!rc && (!host_acc || !host_key || !touched))
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
+    for (int j = 0; !rc && j < c->a; j++)
+        rc = column_traffic(ctx, c, j, plan, &T, host_acc, host_key, touched);
+    if (!rc)
+        rc = tally_finish(ctx, plan, &T);
+    tally_free(&T);
     free(host_acc);
+    free(host_key);
     free(touched);
+    return rc;
+}
+
+/* The ranks of one host, their rows summed per FD while the host's own
+ * crossing bytes are summed by FD (then handed on as host pairs). */
+struct host_walk {
+    struct row_acc ra;
+    int *touched; /* FDs with crossing bytes from this host */
+    int64_t nnz;
+};
+
+static int host_traffic(const struct plan_ctx *ctx, struct tacio_plan *plan, struct tally *T,
+                        struct host_walk *w, int h, const int *ranks, int nranks)
+{
+    const struct tacio_topo *t = ctx->topo;
+    struct entry_sums sums = {0};
+    int nt = 0, rc = 0;
+    for (int q = 0; q < nranks; q++) { /* in rank order */
+        int r = ranks[q];
+        row_compute(&w->ra, r, false);
+        for (int k = 0; k < w->ra.ntouched; k++) {
+            int j = w->ra.touched[k];
+            int64_t b = w->ra.acc[j];
+            struct fd_tally *f = &T->fd[j];
+            f->sum += b;
+            w->nnz++;
+            if (!tally_entry(t, T, &sums, r, j, b))
+                continue;
+            if (f->acc == 0) {
+                w->touched[nt++] = j;
+                f->key = pair_key(t, plan, h, r);
+            }
+            f->acc += b;
+        }
+        row_clear(&w->ra);
+    }
+    sums_flush(&sums, plan);
+    for (int i = 0; i < nt; i++) {
+        int j = w->touched[i];
+        rc = rc ? rc : tally_host_pair(t, plan, T, h, j, T->fd[j].key, T->fd[j].acc);
+        T->fd[j].acc = 0;
+    }
+    return rc;
+}
+
+/* A share of the hosts (consecutive in position order), walked by one
+ * thread into sums of its own: a plan view with its own links and metrics,
+ * and per-FD tallies; each rank is in one share, so all write the shared
+ * per-rank `sent` without overlap. */
+struct stream_share {
+    const struct plan_ctx *ctx;
+    struct tacio_plan view;
+    struct tally T;
+    struct host_walk w;
+    const int *ptr, *ranks;
+    int u0, u1;
+};
+
+static int share_init(struct stream_share *s, const struct plan_ctx *ctx,
+                      const struct tacio_plan *plan, const struct tally *main)
+{
+    const struct tacio_topo *t = ctx->topo;
+    size_t a = (size_t)plan->part.n + 1;
+    s->ctx = ctx;
+    s->view =
+        (struct tacio_plan){.part = plan->part, .agg = plan->agg, .order_rule = plan->order_rule};
+    s->T = (struct tally){.sent = main->sent, .fd = malloc(sizeof(struct fd_tally) * a)};
+    s->w.touched = malloc(sizeof(int) * a);
+    if (plan->link_up) {
+        s->view.link_up = xcalloc((size_t)t->nverts, sizeof(int64_t));
+        s->view.link_down = xcalloc((size_t)t->nverts, sizeof(int64_t));
+    }
+    if (!s->T.fd || !s->w.touched || (plan->link_up && (!s->view.link_up || !s->view.link_down)))
+        return tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
+    memcpy(s->T.fd, main->fd, sizeof(struct fd_tally) * a);
+    return row_acc_init(&s->w.ra, ctx->pat, &plan->part);
+}
+
+static int share_walk(void *arg)
+{
+    struct stream_share *s = arg;
+    const struct tacio_topo *t = s->ctx->topo;
+    int rc = 0;
+    for (int u = s->u0; !rc && u < s->u1; u++) {
+        int h = t->used_hosts[u];
+        rc = host_traffic(s->ctx, &s->view, &s->T, &s->w, h, s->ranks + s->ptr[h],
+                          s->ptr[h + 1] - s->ptr[h]);
+    }
+    return rc;
+}
+
+/* The share's sums into the plan and the main tally; its pairs follow the
+ * earlier shares', so the pairs stay in host position order. */
+static int share_merge(struct stream_share *s, struct tacio_plan *plan, struct tally *T,
+                       int64_t *nnz, int nverts)
+{
+    struct metrics *m = &plan->m, *v = &s->view.m;
+    m->shuffle_bytes += v->shuffle_bytes;
+    m->messages += v->messages;
+    m->hop_bytes += v->hop_bytes;
+    m->offnode_bytes += v->offnode_bytes;
+    for (int k = 0; plan->link_up && k < nverts; k++) {
+        plan->link_up[k] += s->view.link_up[k];
+        plan->link_down[k] += s->view.link_down[k];
+    }
+    for (int j = 0; j < plan->part.n; j++) {
+        T->fd[j].msgs += s->T.fd[j].msgs;
+        T->fd[j].in += s->T.fd[j].in;
+        T->fd[j].sum += s->T.fd[j].sum;
+    }
+    *nnz += s->w.nnz;
+    int rc = grow_array((void **)&T->P.v, sizeof *T->P.v, T->P.n + s->T.P.n, &T->P.cap);
+    if (!rc && s->T.P.n)
+        memcpy(T->P.v + T->P.n, s->T.P.v, sizeof *T->P.v * (size_t)s->T.P.n);
+    T->P.n += rc ? 0 : s->T.P.n;
+    return rc;
+}
+
+static void share_free(struct stream_share *s)
+{
+    free(s->T.fd);
+    free(s->T.P.v);
+    free(s->view.link_up);
+    free(s->view.link_down);
+    free(s->w.touched);
+    row_acc_free(&s->w.ra);
+}
+
+/* Splits the used hosts into n shares of about equal rank counts. */
+static void share_bounds(const struct tacio_topo *t, const int *ptr, struct stream_share *sh, int n)
+{
+    int u = 0;
+    int64_t seen = 0;
+    for (int k = 0; k < n; k++) {
+        sh[k].u0 = u;
+        int64_t goal = (int64_t)t->nprocs * (k + 1) / n;
+        while (u < t->nused_hosts && (k == n - 1 || seen < goal)) {
+            int h = t->used_hosts[u++];
+            seen += ptr[h + 1] - ptr[h];
+        }
+        sh[k].u1 = u;
+    }
+}
+
+static int stream_walk(const struct plan_ctx *ctx, struct tacio_plan *plan, struct tally *T,
+                       const int *ptr, const int *ranks, int64_t *nnz)
+{
+    int n = plan_threads(ctx->topo->nprocs), rc = 0;
+    struct stream_share *sh = xcalloc((size_t)n, sizeof *sh);
+    if (!sh)
+        return tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
+    share_bounds(ctx->topo, ptr, sh, n);
+    for (int k = 0; !rc && k < n; k++) {
+        sh[k].ptr = ptr;
+        sh[k].ranks = ranks;
+        rc = share_init(&sh[k], ctx, plan, T);
+    }
+    if (!rc)
+        rc = parallel_run(n, share_walk, sh, sizeof *sh);
+    for (int k = 0; !rc && k < n; k++)
+        rc = share_merge(&sh[k], plan, T, nnz, ctx->topo->nverts);
+    for (int k = 0; k < n; k++)
+        share_free(&sh[k]);
+    free(sh);
+    return rc;
+}
+
+int metrics_stream(const struct plan_ctx *ctx, struct tacio_plan *plan, int64_t *nnz)
+{
+    const struct tacio_topo *t = ctx->topo;
+    struct tally T;
+    int *ptr = NULL, *ranks = NULL;
+    *nnz = 0;
+    int rc = tally_init(ctx, plan, &T);
+    if (!rc)
+        rc = topo_host_ranks(t, &ptr, &ranks);
+    if (!rc)
+        rc = stream_walk(ctx, plan, &T, ptr, ranks, nnz);
+    for (int j = 0; !rc && j < plan->part.n; j++)
+        tally_fd(ctx, plan, &T, j, T.fd[j].sum);
+    if (!rc)
+        rc = tally_finish(ctx, plan, &T);
+    tally_free(&T);
+    free(ptr);
+    free(ranks);
     return rc;
 }

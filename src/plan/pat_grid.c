@@ -89,7 +89,9 @@ static void box_regions(const struct tacio_pattern *p, const struct box *b, regi
     for (int64_t x = b->lo[0]; x < b->hi[0]; x++) {
         int64_t first = (x * p->n[1] + b->lo[1]) * p->n[2] + b->lo[2];
         int64_t last = (x * p->n[1] + b->hi[1] - 1) * p->n[2] + b->hi[2];
-        fn(first * p->elem, last * p->elem, ny * nz * p->elem, ctx);
+        struct region g = {first * p->elem, last * p->elem, ny * nz * p->elem, nz * p->elem,
+                           p->n[2] * p->elem};
+        fn(&g, ctx);
     }
 }
 

@@ -51,9 +51,15 @@ static int runs_extents(const struct tacio_pattern *p, int rank, extent_fn fn, v
 
 static void runs_regions(const struct tacio_pattern *p, int rank, region_fn fn, void *ctx)
 {
-    for (int64_t r = p->run_first[rank]; r < p->run_first[rank + 1]; r++)
-        fn(p->run_off[r], p->run_off[r] + p->run_len[r],
-           p->run_bytes ? p->run_bytes[r] : p->run_len[r], ctx);
+    for (int64_t r = p->run_first[rank]; r < p->run_first[rank + 1]; r++) {
+        int64_t len = p->run_len[r];
+        /* a summary's run holds fewer bytes, spread by prefix()'s rule */
+        struct region g =
+            p->run_bytes
+                ? (struct region){p->run_off[r], p->run_off[r] + len, p->run_bytes[r], 0, 0}
+                : (struct region){p->run_off[r], p->run_off[r] + len, len, len, len};
+        fn(&g, ctx);
+    }
 }
 
 const struct pattern_ops runs_ops = {"runs",       runs_span,    runs_prefix,
@@ -207,7 +213,7 @@ static void ior_regions(const struct tacio_pattern *p, int rank, region_fn fn, v
 {
     for (int64_t s = 0; s < p->segments; s++) {
         int64_t off = (s * p->nprocs + rank) * p->block;
-        fn(off, off + p->block, p->block, ctx);
+        fn(&(struct region){off, off + p->block, p->block, p->block, p->block}, ctx);
     }
 }
 

@@ -96,7 +96,7 @@ void pattern_regions(const struct tacio_pattern *p, int rank, region_fn fn, void
     int64_t a, b;
     p->ops->span(p, rank, &a, &b);
     if (a < b)
-        fn(a, b, p->ops->prefix(p, rank, b), ctx);
+        fn(&(struct region){a, b, p->ops->prefix(p, rank, b), 0, 0}, ctx);
 }
 
 int64_t pattern_total_in(const struct tacio_pattern *p, int64_t lo, int64_t hi)

@@ -13,8 +13,22 @@
 #include <stdint.h>
 
 typedef int (*extent_fn)(int64_t off, int64_t len, void *ctx);
-/* A region [off, end) of one rank's data holding `bytes` of it. */
-typedef void (*region_fn)(int64_t off, int64_t end, int64_t bytes, void *ctx);
+/* A region [off, end) of one rank's data holding `bytes` of it. When block
+ * is set, those bytes are blocks of `block` bytes every `stride` from off (a
+ * box's rows in a plane, or block == stride for a dense run), so the bytes
+ * below any offset inside it follow with one division, without prefix(). */
+struct region {
+    int64_t off, end, bytes;
+    int64_t block, stride; /* 0: no regular structure known */
+};
+typedef void (*region_fn)(const struct region *g, void *ctx);
+
+/* The region's bytes in [off, x), for off <= x <= end; needs g->block. */
+static inline int64_t region_below(const struct region *g, int64_t x)
+{
+    int64_t d = x - g->off, rem = d % g->stride;
+    return d / g->stride * g->block + (rem < g->block ? rem : g->block);
+}
 
 struct view;
 

@@ -59,6 +59,39 @@ static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_s
     return rc;
 }
 
+int64_t plan_keep_c_max(void)
+{
+    const char *env = getenv("TACIO_PLAN_KEEP_C");
+    return env ? strtoll(env, NULL, 10) : (int64_t)1 << 24;
+}
+
+/* A strategy that assigns without C, planned from the pattern: C is
+ * streamed through the metrics, and kept only when small enough. */
+static int assign_then_stream(const struct plan_ctx *ctx, const struct tacio_strategy *s,
+                              struct tacio_plan *p, struct comm *c)
+{
+    int64_t nnz = 0;
+    int rc = s->partition(ctx, &p->part);
+    if (!rc && !(p->agg = malloc(sizeof(int) * (size_t)(p->part.n ? p->part.n : 1))))
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory");
+    if (!rc)
+        rc = s->assign(ctx, &p->part, NULL, p);
+    if (!rc)
+        rc = metrics_stream(ctx, p, &nnz);
+    if (!rc && nnz <= plan_keep_c_max())
+        rc = comm_build(ctx->pat, &p->part, c);
+    return rc;
+}
+
+static int plan_pipeline(const struct plan_ctx *ctx, const struct tacio_strategy *s,
+                         struct tacio_plan *p, struct comm *c)
+{
+    if (s->assigns_without_comm && !ctx->comm_of)
+        return assign_then_stream(ctx, s, p, c);
+    int rc = partition_and_assign(ctx, s, p, c);
+    return rc ? rc : metrics_compute(ctx, c, p);
+}
+
 int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct tacio_plan **out)
 {
     double t0 = clock_seconds();
@@ -73,10 +106,10 @@ int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct 
     int rc = plan_alloc(ctx, s, &p);
     if (rc)
         return rc;
-    rc = partition_and_assign(ctx, s, p, &c);
-    if (!rc)
-        rc = metrics_compute(ctx, &c, p);
+    rc = plan_pipeline(ctx, s, p, &c);
     p->comm = c; /* the plan owns C from here on */
+    if (!rc && c.row)
+        rc = order_build(ctx->topo, &c, p);
     if (rc) {
         tacio_plan_free(p);
         return rc;

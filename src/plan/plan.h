@@ -84,18 +84,28 @@ struct metrics {
     double model_seconds;
 };
 
+/* The order in which an aggregator collects from its FD's senders: by rank,
+ * or (Tsujita et al.) by host, starting after the aggregator's own host. */
+enum { ORDER_RANKS, ORDER_HOST_ROTATION };
+
+/* Plans keep C (and so the per-entry accessors and the explicit collection
+ * order) up to 2^24 entries, or TACIO_PLAN_KEEP_C: a million ranks on 1 MiB
+ * stripes meet 10^9, which no plan can hold. */
+int64_t plan_keep_c_max(void);
+
 struct tacio_plan {
     char strategy[32];
     char detail[160]; /* e.g. auto's choice, clamped hints, solver */
     int nprocs;
     struct partition part;
     int *agg;           /* FD -> aggregator rank */
-    int64_t *order_ptr; /* per FD: senders in collection order, or NULL */
+    int order_rule;     /* how aggregators order their senders (ORDER_*) */
+    int64_t *order_ptr; /* per FD: senders in that order, when the plan keeps C */
     int *order;
     int64_t lap_cost;  /* optimum the solver reported, -1 if none ran */
     int mem_shortfall; /* mccio: FDs placed on a host below mem_min */
     struct metrics m;
-    struct comm comm;             /* C for the plan's FDs: the engine routes with it */
+    struct comm comm;             /* C for the plan's FDs (the engine routes with it), or empty */
     int64_t *fd_bytes, *fd_mem;   /* per FD (= per aggregator): data, buffer memory */
     int64_t *link_up, *link_down; /* per tree vertex: bytes on the link to its parent */
     char **link_name;             /* per tree vertex (names_copy: one block) */
@@ -124,8 +134,9 @@ struct tacio_strategy {
     const char *name;
     const char *summary;
     int (*partition)(const struct plan_ctx *ctx, struct partition *out);
-    /* Sets plan->agg (and plan->order); may rewrite part (mccio remerges),
-     * after which the pipeline rebuilds C. */
+    /* Sets plan->agg (and plan->order_rule); may rewrite part (mccio
+     * remerges), after which the pipeline rebuilds C. c is NULL when
+     * assigns_without_comm is set and the planner streams C instead. */
     int (*assign)(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
                   struct tacio_plan *plan);
     /* Whole-plan override (auto); partition/assign are unused when set. */
@@ -133,6 +144,9 @@ struct tacio_strategy {
     /* The partition reads how bytes spread over the file (pattern prefix
      * sums over all ranks), not only the ranks' spans. */
     bool reads_distribution;
+    /* assign does not read C (a rank list, a layout): the planner need not
+     * hold C, only stream it through the metrics */
+    bool assigns_without_comm;
     /* auto tries it (at 1, 2 and 4 aggregators per host) */
     bool auto_candidate;
 };
@@ -182,6 +196,24 @@ void comm_free(struct comm *c);
  * partition), by merging C's columns in place: 0. 1: part is not such a
  * merge (nothing changed); < 0: an error. */
 int comm_merge_columns(struct comm *c, const struct partition *old, const struct partition *part);
+/* One rank's row at a time, accumulated per FD: after row_compute, the
+ * row's FDs are touched[0 .. ntouched) (increasing when asked sorted) with
+ * acc[j] bytes each; row_clear readies it for the next rank. For walks over
+ * all ranks that keep only what they sum (metrics_stream, comm_build). */
+struct row_acc {
+    const struct tacio_pattern *pat;
+    const struct partition *part;
+    int rank;
+    int64_t lo, width; /* contiguous FDs: bucket b is [lo + b*width, +width) */
+    int *first;        /* the FD holding bucket b's start */
+    int64_t *acc;      /* per FD, zero outside touched */
+    int *touched;
+    int ntouched;
+};
+int row_acc_init(struct row_acc *ra, const struct tacio_pattern *pat, const struct partition *part);
+void row_compute(struct row_acc *ra, int rank, bool sorted);
+void row_clear(struct row_acc *ra);
+void row_acc_free(struct row_acc *ra);
 /* One rank's row of C: FDs col[k] increasing, val[k] bytes. */
 struct crow {
     int64_t nnz;
@@ -214,10 +246,12 @@ int assign_dense(const struct tacio_topo *t, const struct comm *c, bool latp_cos
 /* W[i][j] for one rank and FD (hop-bytes if FD j is served by rank i). */
 int64_t hop_bytes_of(const struct tacio_topo *t, const struct comm *c, int j, int rank);
 
-/* st-order: collection order, and metrics */
-int order_by_host_rotation(const struct tacio_topo *t, const struct comm *c, const int *agg,
-                           struct tacio_plan *plan);
+/* st-order: the explicit collection order of plan->order_rule, from C */
+int order_build(const struct tacio_topo *t, const struct comm *c, struct tacio_plan *plan);
 int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tacio_plan *plan);
+/* The same metrics from the pattern's rows, host by host, without holding
+ * C; *nnz is C's entry count. */
+int metrics_stream(const struct plan_ctx *ctx, struct tacio_plan *plan, int64_t *nnz);
 
 /* the pipeline with an explicit strategy (auto runs it per candidate) */
 int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct tacio_plan **out);

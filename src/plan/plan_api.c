@@ -134,8 +134,10 @@ int tacio_plan_get_link(const struct tacio_plan *plan, int link, struct tacio_li
 int64_t tacio_plan_get_order(const struct tacio_plan *plan, int fd, const int **senders)
 {
     *senders = NULL;
-    if (!plan->order || fd < 0 || fd >= plan->part.n)
+    if (plan->order_rule == ORDER_RANKS || fd < 0 || fd >= plan->part.n)
         return 0;
+    if (!plan->order)
+        return -1; /* too large to keep (plan_keep_c_max) */
     *senders = plan->order + plan->order_ptr[fd];
     return plan->order_ptr[fd + 1] - plan->order_ptr[fd];
 }
@@ -143,6 +145,8 @@ int64_t tacio_plan_get_order(const struct tacio_plan *plan, int fd, const int **
 int64_t tacio_plan_get_hop_bytes(const struct tacio_plan *plan, const struct tacio_topo *topo,
                                  int rank, int fd)
 {
+    if (!plan->comm.row)
+        return -1; /* too large to keep (plan_keep_c_max) */
     if (fd < 0 || fd >= plan->comm.a || rank < 0 || rank >= plan->comm.p)
         return 0;
     return hop_bytes_of(topo, &plan->comm, fd, rank);

@@ -35,13 +35,35 @@ struct region_list {
 };
 static struct region_list rl;
 
-static void gather_region(int64_t off, int64_t end, int64_t bytes, void *ctx)
+/* A region's block structure, where it has one, gives the extents' bytes
+ * below every point inside it: checked at the region's ends, at each
+ * block's edges near them, and at random points. */
+static void check_region_blocks(const struct region *g)
+{
+    if (!g->block)
+        return;
+    CHECK(g->block <= g->stride);
+    CHECK_EQ(region_below(g, g->end), g->bytes);
+    uint64_t st = (uint64_t)g->off * 2654435761u + 1;
+    int64_t base = brute_prefix(g->off);
+    for (int k = 0; k < 24; k++) {
+        int64_t x = k < 4    ? g->off + k * g->block / 3
+                    : k < 8  ? g->end - (k - 4) * g->block / 3
+                    : k < 12 ? min64(g->end, g->off + g->stride * (k - 8) + g->block + k % 2)
+                             : g->off + (int64_t)(rng_next(&st) % (uint64_t)(g->end - g->off + 1));
+        if (x >= g->off && x <= g->end)
+            CHECK_EQ(region_below(g, x), brute_prefix(x) - base);
+    }
+}
+
+static void gather_region(const struct region *g, void *ctx)
 {
     (void)ctx;
     if (rl.n < 4096) {
-        rl.off[rl.n] = off;
-        rl.end[rl.n] = end;
-        rl.bytes[rl.n] = bytes;
+        rl.off[rl.n] = g->off;
+        rl.end[rl.n] = g->end;
+        rl.bytes[rl.n] = g->bytes;
+        check_region_blocks(g);
     }
     rl.n++;
 }
@@ -191,13 +213,65 @@ static void test_comm_by_regions(void)
             random_partition(ctx.lo, ctx.hi, sizes[k], &st, &part);
             check_comm(p, &part);
             partition_free(&part);
-            CHECK_EQ(partition_stripes(&ctx, sizes[k], &part), 0);
-            check_comm(p, &part);
-            partition_free(&part);
+            /* stripes small enough that a region crosses many, a power of
+             * two (shifted) and not (divided), stepping past the last FD */
+            const char *units[] = {"1m", "64", "96", "1000"};
+            for (int u = 0; u < 4; u++) {
+                CHECK_EQ(tacio_hints_set(h, "striping_unit", units[u]), 0);
+                CHECK_EQ(partition_stripes(&ctx, sizes[k], &part), 0);
+                check_comm(p, &part);
+                partition_free(&part);
+            }
+            CHECK_EQ(tacio_hints_set(h, "striping_unit", "1m"), 0);
         }
         tacio_hints_free(h);
         tacio_pattern_free(p);
     }
+}
+
+/* A summary's runs hold fewer bytes than their length (no block structure):
+ * C, split at stripe ends by prefix(), against prefix() summed piece by
+ * piece over each rank's span. */
+static void test_comm_of_summary(void)
+{
+    /* rank 0: two runs, rank 1: one long run, rank 2: none, rank 3: one */
+    int64_t first[] = {0, 2, 3, 3, 4};
+    int64_t off[] = {0, 700, 100, 2000}, len[] = {500, 900, 3000, 64},
+            bytes[] = {200, 450, 999, 64};
+    struct tacio_pattern *p = NULL;
+    CHECK_EQ(pattern_from_summary(4, first, off, len, bytes, &p), 0);
+    struct tacio_hints *h;
+    tacio_hints_new(&h);
+    struct plan_ctx ctx = {.pat = p, .h = h};
+    pattern_range(p, &ctx.lo, &ctx.hi);
+    const char *units[] = {"64", "100", "1000"};
+    for (int u = 0; p && u < 3; u++)
+        for (int n = 1; n <= 5; n += 2) {
+            struct partition part;
+            CHECK_EQ(tacio_hints_set(h, "striping_unit", units[u]), 0);
+            CHECK_EQ(partition_stripes(&ctx, n, &part), 0);
+            struct comm c;
+            CHECK_EQ(comm_build(p, &part, &c), 0);
+            for (int r = 0; r < 4; r++) {
+                int64_t want[5] = {0}, lo, hi;
+                p->ops->span(p, r, &lo, &hi);
+                for (int64_t x = lo, pe; x < hi; x = pe) {
+                    int j = partition_locate(&part, x, &pe);
+                    pe = min64(pe, hi);
+                    want[j] += p->ops->prefix(p, r, pe) - p->ops->prefix(p, r, x);
+                }
+                for (int j = 0; j < n; j++) {
+                    int64_t got = 0;
+                    for (int64_t k = c.col_ptr[j]; k < c.col_ptr[j + 1]; k++)
+                        got += c.row[k] == r ? c.cval[k] : 0;
+                    CHECK_EQ(got, want[j]);
+                }
+            }
+            comm_free(&c);
+            partition_free(&part);
+        }
+    tacio_hints_free(h);
+    tacio_pattern_free(p);
 }
 
 /* Merging neighbouring FDs' columns gives the C a rebuild would. */
@@ -336,6 +410,7 @@ int main(int argc, char **argv)
         check_set_data_dir(argv[1]);
     test_closed_forms();
     test_comm_by_regions();
+    test_comm_of_summary();
     test_merge_columns();
     test_btio_layout();
     test_dims_and_ior();

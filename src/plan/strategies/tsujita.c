@@ -29,17 +29,17 @@ static int spread_layout(const struct tacio_topo *t, int n, int *list)
     return got == n ? 0 : tacio_fail(TACIO_EINVAL, "only %d ranks for %d aggregators", got, n);
 }
 
-static int tsujita_assign(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
-                          struct tacio_plan *plan)
+static int tsujita_assign(const struct plan_ctx *ctx, struct partition *part,
+                          const struct comm *unused, struct tacio_plan *plan)
 {
+    (void)unused;
     int *list = malloc(sizeof(int) * (size_t)(part->n ? part->n : 1));
     if (!list)
         return tacio_fail(TACIO_ENOMEM, "out of memory");
     int rc = spread_layout(ctx->topo, part->n, list);
-    if (!rc) {
+    if (!rc)
         memcpy(plan->agg, list, sizeof(int) * (size_t)part->n);
-        rc = order_by_host_rotation(ctx->topo, c, plan->agg, plan);
-    }
+    plan->order_rule = ORDER_HOST_ROTATION; /* the metrics and the engine follow the rule */
     free(list);
     return rc;
 }
@@ -74,8 +74,8 @@ static void rotate_from(int *ranks, int64_t n, const int *rank_pos, int start, i
     memcpy(ranks, tmp, sizeof(int) * (size_t)n);
 }
 
-int order_by_host_rotation(const struct tacio_topo *t, const struct comm *c, const int *agg,
-                           struct tacio_plan *plan)
+static int order_by_host_rotation(const struct tacio_topo *t, const struct comm *c, const int *agg,
+                                  struct tacio_plan *plan)
 {
     int64_t widest = 0;
     for (int j = 0; j < c->a; j++)
@@ -107,10 +107,17 @@ int order_by_host_rotation(const struct tacio_topo *t, const struct comm *c, con
     return rc;
 }
 
+int order_build(const struct tacio_topo *t, const struct comm *c, struct tacio_plan *plan)
+{
+    return plan->order_rule == ORDER_HOST_ROTATION ? order_by_host_rotation(t, c, plan->agg, plan)
+                                                   : 0;
+}
+
 const struct tacio_strategy strategy_tsujita = {
     .name = "tsujita",
     .summary = "Tsujita et al.: striped FDs, aggregators spread over hosts, rotated collection",
     .partition = partition_lustre,
     .assign = tsujita_assign,
+    .assigns_without_comm = true,
     .auto_candidate = true,
 };
