@@ -146,7 +146,7 @@ static int run_tree(const struct tree_opts *o)
     struct plan_ctx ctx = {.pat = pat, .topo = t, .h = NULL, .lo = 0, .hi = 0};
     struct partition part;
     struct comm c;
-    if (partition_fixed(&ctx, &part) || comm_build(pat, &part, &c))
+    if (partition_fixed(&ctx, &part) || comm_build(pat, &part, 0, &c))
         return die("cannot build C");
     int *agg = malloc(sizeof(int) * (size_t)o->fds);
     int64_t cost;

@@ -282,12 +282,14 @@ int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int plan_threads(int64_t work)
+int plan_threads(int64_t work, int asked)
 {
     const char *env = getenv("TACIO_PLAN_THREADS");
     long n = 1;
     if (env)
         n = strtol(env, NULL, 10);
+    else if (asked > 0)
+        n = asked;
 #ifndef TACIO_SMPI
     else if (work >= (1 << 16))
         n = sysconf(_SC_NPROCESSORS_ONLN);

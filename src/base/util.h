@@ -62,11 +62,11 @@ int cmp_int(const void *a, const void *b);
  * doubles as needed (amortised O(1) appends). 0 or TACIO_ENOMEM. */
 int grow_array(void **arr, size_t elem, int64_t need, int64_t *cap);
 
-/* Threads for a walk over `work` items (ranks): the cores, at most 8, once
- * there are enough items to gain (2^16); 1 under SMPI, whose ranks are
- * threads of one simulation. TACIO_PLAN_THREADS overrides (tests run small
- * walks threaded). */
-int plan_threads(int64_t work);
+/* Threads for a walk over `work` items (ranks): `asked` when positive, else
+ * the cores, at most 8, once there are enough items to gain (2^16); 1 under
+ * SMPI, whose ranks are threads of one simulation. TACIO_PLAN_THREADS
+ * overrides both (tests run small walks threaded). */
+int plan_threads(int64_t work, int asked);
 /* fn(args + k * stride) for k < n, on n threads (the caller's among them; a
  * share whose thread cannot start runs on the caller's). Returns the first
  * share's failure, its message carried over to the caller's thread (errors

@@ -405,7 +405,7 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
     }
     struct tacio_pattern *pat = NULL;
     int rc = note_failure(c, summary_pattern(c, all, words, &pat));
-    struct plan_ctx ctx = {pat, f->topo, f->hints, 0, 0, rows_from_ranks, c};
+    struct plan_ctx ctx = {pat, f->topo, f->hints, 0, 0, rows_from_ranks, c, 1};
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);
     if (!rc && ctx.lo < ctx.hi)

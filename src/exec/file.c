@@ -153,7 +153,7 @@ static void print_hints(const struct tacio_file *f)
     if (f->rank != 0 || !env || !*env || !strcmp(env, "0"))
         return;
     const struct tacio_hints *h = f->hints;
-    struct plan_ctx ctx = {NULL, f->topo, h, 0, 0, NULL, NULL};
+    struct plan_ctx ctx = {NULL, f->topo, h, 0, 0, NULL, NULL, 1};
     int *list, offered = ranklist_count(&ctx, 0), naggs = romio_ranklist(&ctx, &list);
     char all[4096];
     hints_format(h, all, sizeof all);

@@ -261,9 +261,10 @@ static int reserve_slots(struct comm *c, struct build_share *sh, int n)
     return rc;
 }
 
-int comm_build(const struct tacio_pattern *pat, const struct partition *part, struct comm *c)
+int comm_build(const struct tacio_pattern *pat, const struct partition *part, int threads,
+               struct comm *c)
 {
-    int n = plan_threads(pat->nprocs), rc = comm_alloc(c, pat->nprocs, part->n);
+    int n = plan_threads(pat->nprocs, threads), rc = comm_alloc(c, pat->nprocs, part->n);
     struct build_share *sh = rc ? NULL : xcalloc((size_t)n, sizeof *sh);
     if (!rc && !sh)
         rc = tacio_fail(TACIO_ENOMEM, "out of memory");
@@ -335,7 +336,8 @@ void crow_free(struct crow *r)
 
 int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct comm *out)
 {
-    return ctx->comm_of ? ctx->comm_of(ctx, part, out) : comm_build(ctx->pat, part, out);
+    return ctx->comm_of ? ctx->comm_of(ctx, part, out)
+                        : comm_build(ctx->pat, part, ctx->threads, out);
 }
 
 int comm_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct comm *c)

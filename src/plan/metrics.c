@@ -535,7 +535,7 @@ static void share_bounds(const struct tacio_topo *t, const int *ptr, struct stre
 static int stream_walk(const struct plan_ctx *ctx, struct tacio_plan *plan, struct tally *T,
                        const int *ptr, const int *ranks, int64_t *nnz)
 {
-    int n = plan_threads(ctx->topo->nprocs), rc = 0;
+    int n = plan_threads(ctx->topo->nprocs, ctx->threads), rc = 0;
     struct stream_share *sh = xcalloc((size_t)n, sizeof *sh);
     if (!sh)
         return tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");

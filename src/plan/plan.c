@@ -79,7 +79,7 @@ static int assign_then_stream(const struct plan_ctx *ctx, const struct tacio_str
     if (!rc)
         rc = metrics_stream(ctx, p, &nnz);
     if (!rc && nnz <= plan_keep_c_max())
-        rc = comm_build(ctx->pat, &p->part, c);
+        rc = comm_build(ctx->pat, &p->part, ctx->threads, c);
     return rc;
 }
 
@@ -140,7 +140,7 @@ int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo 
     if (!s)
         return tacio_fail(TACIO_EINVAL, "unknown strategy '%s'; expected one of %s",
                           hints->strategy, strategy_names());
-    struct plan_ctx ctx = {pat, topo, hints, 0, 0, NULL, NULL};
+    struct plan_ctx ctx = {pat, topo, hints, 0, 0, NULL, NULL, 0};
     pattern_range(pat, &ctx.lo, &ctx.hi);
     if (ctx.lo >= ctx.hi && !pat->nfixed)
         return tacio_fail(TACIO_EINVAL, "no rank accesses any byte: nothing to plan");

@@ -128,6 +128,10 @@ struct plan_ctx {
     int64_t lo, hi; /* st1: the access range */
     comm_source comm_of;
     void *comm_arg; /* comm_of's own state */
+    /* Threads for the walks over the ranks: 0, plan_threads' default; the
+     * MPI engine plans on 1, as the other cores of rank 0's host run ranks
+     * (which may busy-poll while rank 0 plans). */
+    int threads;
 };
 
 struct tacio_strategy {
@@ -186,7 +190,9 @@ int64_t fdom_window_size(const struct fdom *fd, int64_t cb);
 int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end);
 
 /* st3 */
-int comm_build(const struct tacio_pattern *pat, const struct partition *part, struct comm *out);
+/* threads as plan_ctx's */
+int comm_build(const struct tacio_pattern *pat, const struct partition *part, int threads,
+               struct comm *out);
 /* C for part through ctx->comm_of, or comm_build. */
 int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct comm *out);
 /* C from its rows (CSR over p ranks and a FDs); frees the arrays. */

@@ -107,7 +107,7 @@ static void solve_both(const char *topo_spec, const char *place, int p, int a, u
     struct partition part;
     struct comm c;
     CHECK_EQ(partition_fixed(&ctx, &part), 0);
-    CHECK_EQ(comm_build(pat, &part, &c), 0);
+    CHECK_EQ(comm_build(pat, &part, 0, &c), 0);
     for (int latp = 0; latp < 2; latp++) {
         int *agg_f = malloc(sizeof(int) * (size_t)a), *agg_d = malloc(sizeof(int) * (size_t)a);
         int64_t cost_f = -1, cost_d = -2;

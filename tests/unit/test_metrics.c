@@ -27,7 +27,7 @@ static void job_init(struct job *j, const char *pattern, int procs, const char *
     CHECK_EQ(tacio_hints_new(&j->h), 0);
     if (unit)
         CHECK_EQ(tacio_hints_set(j->h, "striping_unit", unit), 0);
-    j->ctx = (struct plan_ctx){j->p, j->t, j->h, 0, 0, NULL, NULL};
+    j->ctx = (struct plan_ctx){.pat = j->p, .topo = j->t, .h = j->h};
     pattern_range(j->p, &j->ctx.lo, &j->ctx.hi);
 }
 
@@ -90,17 +90,21 @@ static void check_plan(struct job *j, const struct tacio_plan *p)
     same_metrics(p, &col);
     bare_free(&col);
     for (int threads = 1; threads <= 3; threads += 2) {
-        char n[8];
-        snprintf(n, sizeof n, "%d", threads);
-        setenv("TACIO_PLAN_THREADS", n, 1);
+        j->ctx.threads = threads;
         struct tacio_plan str = bare(p);
         int64_t nnz = -1;
         CHECK_EQ(metrics_stream(&j->ctx, &str, &nnz), 0);
         CHECK_EQ(nnz, p->comm.nnz);
         same_metrics(p, &str);
         bare_free(&str);
+        struct comm c; /* C's passes split over the threads: the same C */
+        CHECK_EQ(comm_build(j->p, &p->part, threads, &c), 0);
+        CHECK_EQ(c.nnz, p->comm.nnz);
+        for (int64_t k = 0; k < c.nnz && k < p->comm.nnz; k++)
+            CHECK(c.row[k] == p->comm.row[k] && c.cval[k] == p->comm.cval[k]);
+        comm_free(&c);
     }
-    unsetenv("TACIO_PLAN_THREADS");
+    j->ctx.threads = 0;
 }
 
 static void check_job(const char *pattern, int procs, const char *topo, const char *place,

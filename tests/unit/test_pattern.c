@@ -143,7 +143,7 @@ static int64_t check_pattern(const char *spec, int procs)
 static void check_comm(const struct tacio_pattern *p, const struct partition *part)
 {
     struct comm c;
-    CHECK_EQ(comm_build(p, part, &c), 0);
+    CHECK_EQ(comm_build(p, part, 0, &c), 0);
     int64_t *want = calloc((size_t)part->n, sizeof(int64_t));
     for (int r = 0; r < p->nprocs; r++) {
         el.n = 0;
@@ -251,7 +251,7 @@ static void test_comm_of_summary(void)
             CHECK_EQ(tacio_hints_set(h, "striping_unit", units[u]), 0);
             CHECK_EQ(partition_stripes(&ctx, n, &part), 0);
             struct comm c;
-            CHECK_EQ(comm_build(p, &part, &c), 0);
+            CHECK_EQ(comm_build(p, &part, 0, &c), 0);
             for (int r = 0; r < 4; r++) {
                 int64_t want[5] = {0}, lo, hi;
                 p->ops->span(p, r, &lo, &hi);
@@ -291,9 +291,9 @@ static void test_merge_columns(void)
         coarse.fd[g] =
             (struct fdom){fine.fd[groups[g]].start, fine.fd[groups[g + 1] - 1].end, 0, 0};
     struct comm merged, rebuilt;
-    CHECK_EQ(comm_build(p, &fine, &merged), 0);
+    CHECK_EQ(comm_build(p, &fine, 0, &merged), 0);
     CHECK_EQ(comm_merge_columns(&merged, &fine, &coarse), 0);
-    CHECK_EQ(comm_build(p, &coarse, &rebuilt), 0);
+    CHECK_EQ(comm_build(p, &coarse, 0, &rebuilt), 0);
     CHECK_EQ(merged.a, rebuilt.a);
     CHECK_EQ(merged.nnz, rebuilt.nnz);
     CHECK_EQ(merged.total, rebuilt.total);
