@@ -3,9 +3,7 @@
 
 #include <string.h>
 
-/* What the metrics sum while walking C's entries, however they are walked:
- * per rank (as aggregator, and as sender), and the (FD, remote host) pairs
- * the collection-contention count needs. */
+/* An FD and a remote host sending to it: collection contention counts these. */
 struct host_pair {
     int fd, host, key; /* key: the host's place in the FD's sender order */
 };
@@ -20,6 +18,9 @@ struct fd_tally {
     int key;          /* metrics_stream: this host's key (pair_key) */
 };
 
+/* What the metrics sum while walking C's entries, however they are walked
+ * (by column from C, or by row from the pattern): per rank (as aggregator,
+ * and as sender), per FD, and the (FD, remote host) pairs. */
 struct tally {
     int64_t *bytes, *extent, *offnode_in, *msgs; /* indexed by rank, as aggregator */
     int64_t *sent;                               /* indexed by rank: messages it sends */
