@@ -94,8 +94,7 @@ static void add_striped_blocks(struct row_acc *ra, const struct region *g, int j
         int64_t upto = rows * g->block + (rem < g->block ? rem : g->block);
         row_add(ra, j, upto - below);
         below = upto;
-        j = j + 1 == p->n ? 0 : j + 1;
-        pe += p->unit;
+        j = next_piece(ra, j, pe, &pe);
         rows += q;
         rem += qr;
         if (rem >= g->stride) {
