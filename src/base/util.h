@@ -1,6 +1,7 @@
 /* The base module, below the planning core and the topology module (both
  * use it, it uses neither): errors, spec parsing, sizes, comment-stripped
- * line reading, the clock, the PRNG, small array helpers. */
+ * line reading, the clock, the PRNG, small array helpers, threads for the
+ * planner's walks. */
 #ifndef TACIO_UTIL_H
 #define TACIO_UTIL_H
 
