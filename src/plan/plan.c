@@ -39,6 +39,13 @@ static int comm_after_assign(const struct plan_ctx *ctx, const struct partition 
     return rc;
 }
 
+/* Room for the plan's FD -> aggregator map, once its partition is set. */
+static int agg_alloc(struct tacio_plan *p)
+{
+    p->agg = malloc(sizeof(int) * (size_t)(p->part.n ? p->part.n : 1));
+    return p->agg ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+}
+
 /* st2 + st3: partition, C, assignment. */
 static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_strategy *s,
                                 struct tacio_plan *p, struct comm *c)
@@ -47,8 +54,8 @@ static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_s
     int rc = s->partition(ctx, &p->part);
     if (!rc)
         rc = plan_comm(ctx, &p->part, c);
-    if (!rc && !(p->agg = malloc(sizeof(int) * (size_t)(p->part.n ? p->part.n : 1))))
-        rc = tacio_fail(TACIO_ENOMEM, "out of memory");
+    if (!rc)
+        rc = agg_alloc(p);
     if (!rc)
         rc = partition_copy(&p->part, &before);
     if (!rc)
@@ -72,8 +79,8 @@ static int assign_then_stream(const struct plan_ctx *ctx, const struct tacio_str
 {
     int64_t nnz = 0;
     int rc = s->partition(ctx, &p->part);
-    if (!rc && !(p->agg = malloc(sizeof(int) * (size_t)(p->part.n ? p->part.n : 1))))
-        rc = tacio_fail(TACIO_ENOMEM, "out of memory");
+    if (!rc)
+        rc = agg_alloc(p);
     if (!rc)
         rc = s->assign(ctx, &p->part, NULL, p);
     if (!rc)

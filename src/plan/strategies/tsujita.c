@@ -33,15 +33,8 @@ static int tsujita_assign(const struct plan_ctx *ctx, struct partition *part,
                           const struct comm *unused, struct tacio_plan *plan)
 {
     (void)unused;
-    int *list = malloc(sizeof(int) * (size_t)(part->n ? part->n : 1));
-    if (!list)
-        return tacio_fail(TACIO_ENOMEM, "out of memory");
-    int rc = spread_layout(ctx->topo, part->n, list);
-    if (!rc)
-        memcpy(plan->agg, list, sizeof(int) * (size_t)part->n);
     plan->order_rule = ORDER_HOST_ROTATION; /* the metrics and the engine follow the rule */
-    free(list);
-    return rc;
+    return spread_layout(ctx->topo, part->n, plan->agg);
 }
 
 /* n ranks sorted by their host's position (stable, so rank order inside a
