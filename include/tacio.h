@@ -33,27 +33,52 @@ extern "C" {
 
 typedef struct tacio_file *tacio_file_t;
 
-/** Per-call statistics (the last collective call's). Times are seconds on
- * the calling rank; byte counts are the plan's, identical on every rank. */
+/** Per-call statistics of the last collective call, in one table from which
+ * the struct, the TACIO_STATS JSON line and the engine's reductions derive.
+ * X(type, field, json key, scope), scope being how the value is taken:
+ * TACIO_STAT_RANK (the calling rank's: times, in seconds), TACIO_STAT_PLAN
+ * (the call's plan or decision, identical on every rank) or TACIO_STAT_MAX
+ * (the most any rank had). Fields are only ever appended. */
+#define TACIO_STATS_FIELDS(X)                                                                      \
+    X(double, st1_access, "st1", TACIO_STAT_RANK)  /* this rank's access: view, memory type */     \
+    X(double, st2_plan, "st2", TACIO_STAT_RANK)    /* the plan, or the reused schedule's check */  \
+    X(double, st3_route, "st3", TACIO_STAT_RANK)   /* links: who sends whom what, per round */     \
+    X(double, st4_shuffle, "st4", TACIO_STAT_RANK) /* waiting for the exchange */                  \
+    X(double, st5_io, "st5", TACIO_STAT_RANK)      /* file I/O */                                  \
+    X(double, total, "total", TACIO_STAT_RANK)     /* the whole call, entry to return */           \
+    X(int64_t, bytes, "bytes", TACIO_STAT_PLAN)    /* data moved by the call, all ranks */         \
+    X(int64_t, shuffle_bytes, "shuffle_bytes", TACIO_STAT_PLAN)                                    \
+    X(int64_t, offnode_bytes, "offnode_bytes", TACIO_STAT_PLAN)                                    \
+    X(int64_t, hop_bytes, "hop_bytes", TACIO_STAT_PLAN)                                            \
+    X(int64_t, max_link_load, "max_link_load", TACIO_STAT_PLAN)                                    \
+    X(int64_t, naggs, "naggs", TACIO_STAT_PLAN)                                                    \
+    X(int64_t, rounds, "rounds", TACIO_STAT_PLAN)                                                  \
+    X(int64_t, steps, "steps", TACIO_STAT_PLAN) /* collection steps per round (>1: Tsujita's) */   \
+    X(int64_t, buffer_bytes, "buffer_bytes", TACIO_STAT_PLAN) /* the largest aggregator buffer */  \
+    X(int64_t, meta_bytes, "meta_bytes", TACIO_STAT_MAX)      /* views, requests, plan */          \
+    X(int64_t, peak_buffer_bytes, "peak_buffer_bytes", TACIO_STAT_MAX) /* data staged at once */   \
+    X(int64_t, independent, "independent", TACIO_STAT_PLAN) /* 1: independent I/O served it */     \
+    X(int64_t, pipelined, "pipelined", TACIO_STAT_PLAN)     /* 1: I/O overlapped the exchange */   \
+    X(int64_t, node_aggregated, "node_aggregated", TACIO_STAT_MAX) /* 1: a host gathered first */  \
+    X(int64_t, reused, "reused", TACIO_STAT_PLAN) /* 1: the schedule of the last call served it */
+
+enum tacio_stat_scope { TACIO_STAT_RANK, TACIO_STAT_PLAN, TACIO_STAT_MAX };
+
+/** ABI rule: set size to sizeof(struct tacio_stats) (TACIO_STATS_INIT does)
+ * before tacio_file_get_stats, which fills at most size bytes: a program
+ * built against an older, shorter struct gets the fields it knows. */
 struct tacio_stats {
+    size_t size;
     char op[16]; /**< "write_all", "read_at_all", ... */
     char strategy[32];
-    double st1_access, st2_plan, st3_route, st4_shuffle, st5_io, total;
-    int64_t bytes; /**< data moved by the call, all ranks */
-    int64_t shuffle_bytes, offnode_bytes, hop_bytes, max_link_load;
-    int naggs;
-    int64_t rounds;
-    int steps;                 /**< collection steps per round (>1: ordered, as Tsujita et al.) */
-    int64_t buffer_bytes;      /**< the largest aggregator buffer the plan models */
-    int64_t meta_bytes;        /**< the most metadata any rank held: views, requests, plan */
-    int64_t peak_buffer_bytes; /**< the most data any rank had staged at once */
-    int independent;           /**< 1: served by independent I/O (romio_cb_write/read disabled, or
-                                    automatic and every rank's pieces at least tacio_ind_min_piece) */
-    int pipelined;             /**< 1: each window's file I/O overlapped the next round's exchange
-                                    (tacio_pipeline) */
-    int node_aggregated;       /**< 1: some host's ranks handed their data to the host's leader
-                                    first (tacio_node_aggregation) */
+#define TACIO_STATS_MEMBER(type, field, key, scope) type field;
+    TACIO_STATS_FIELDS(TACIO_STATS_MEMBER)
+#undef TACIO_STATS_MEMBER
 };
+#define TACIO_STATS_INIT                                                                           \
+    {                                                                                              \
+        .size = sizeof(struct tacio_stats)                                                         \
+    }
 
 TACIO_API int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
                               tacio_file_t *fh);
@@ -61,6 +86,14 @@ TACIO_API int tacio_file_close(tacio_file_t *fh);
 /** Only datarep "native" is supported. */
 TACIO_API int tacio_file_set_view(tacio_file_t fh, MPI_Offset disp, MPI_Datatype etype,
                                   MPI_Datatype filetype, const char *datarep, MPI_Info info);
+/** For a layer over an MPI library that keeps its own view of the same file
+ * (the LD_PRELOAD shim): the view the MPI library accepted, on every rank,
+ * without an agreement of its own. tacio takes any view the MPI library
+ * took; one tacio cannot serve (a filetype whose size is not a multiple of
+ * the etype's, an info hint it cannot parse) fails every later collective
+ * access on every rank, with its reason, until the next view. */
+TACIO_API int tacio_file_adopt_view(tacio_file_t fh, MPI_Offset disp, MPI_Datatype etype,
+                                    MPI_Datatype filetype, const char *datarep, MPI_Info info);
 TACIO_API int tacio_file_write_all(tacio_file_t fh, const void *buf, MPI_Count count,
                                    MPI_Datatype datatype, MPI_Status *status);
 TACIO_API int tacio_file_read_all(tacio_file_t fh, void *buf, MPI_Count count,
@@ -72,10 +105,9 @@ TACIO_API int tacio_file_read_at_all(tacio_file_t fh, MPI_Offset offset, void *b
 /** Individual file pointer, in etypes of the current view. */
 TACIO_API int tacio_file_seek(tacio_file_t fh, MPI_Offset offset, int whence);
 TACIO_API int tacio_file_get_position(tacio_file_t fh, MPI_Offset *offset);
+/** The last collective's statistics, at most out->size bytes of them (see
+ * struct tacio_stats); MPI_ERR_ARG when out->size cannot hold size itself. */
 TACIO_API int tacio_file_get_stats(tacio_file_t fh, struct tacio_stats *out);
-/** The message agreed for a code tacio returned (else MPI_Error_string's);
- * out holds MPI_MAX_ERROR_STRING bytes. */
-TACIO_API int tacio_error_string(int code, char *out, int *len);
 
 #ifdef __cplusplus
 }

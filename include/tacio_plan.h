@@ -4,9 +4,9 @@
  * topology, hints, free memory) to a collective I/O plan.
  *
  * Error rule (stated once for every function here): functions return 0 on
- * success or a negative TACIO_E* code; tacio_strerror() names the code and
- * tacio_last_error() gives the one-line detail of the most recent failure on
- * the calling thread. Nothing here calls exit() or abort().
+ * success or a negative TACIO_E* code; tacio_error_string() names the code
+ * with the one-line detail of the calling thread's most recent failure.
+ * Nothing here calls exit() or abort().
  */
 #ifndef TACIO_PLAN_H
 #define TACIO_PLAN_H
@@ -27,19 +27,40 @@
 extern "C" {
 #endif
 
+/** Error codes. The file API (tacio.h) returns them as MPI error codes of
+ * the class named after each. */
 enum tacio_error {
     TACIO_OK = 0,
-    TACIO_EINVAL = -1,      /**< malformed spec, hint or argument */
-    TACIO_ENOMEM = -2,      /**< allocation failed */
-    TACIO_EIO = -3,         /**< a file could not be read */
-    TACIO_ERANGE = -4,      /**< a value is out of its allowed range */
-    TACIO_EUNSUPPORTED = -5 /**< a valid request this combination cannot serve */
+    TACIO_EINVAL = -1,       /**< malformed spec, hint or argument (MPI_ERR_ARG) */
+    TACIO_ENOMEM = -2,       /**< allocation failed (MPI_ERR_NO_MEM) */
+    TACIO_EIO = -3,          /**< a file could not be read or written (MPI_ERR_IO) */
+    TACIO_ERANGE = -4,       /**< a value is out of its allowed range (MPI_ERR_ARG) */
+    TACIO_EUNSUPPORTED = -5, /**< a valid request this combination cannot serve
+                                  (MPI_ERR_UNSUPPORTED_OPERATION) */
+    TACIO_ENOSPC = -6,       /**< no space left, or over quota (MPI_ERR_NO_SPACE) */
+    TACIO_EREADONLY = -7,    /**< a read-only file or file system (MPI_ERR_READ_ONLY) */
+    TACIO_EACCESS = -8,      /**< permission denied, or the wrong access mode (MPI_ERR_ACCESS) */
+    TACIO_ENOENT = -9,       /**< no such file (MPI_ERR_NO_SUCH_FILE) */
+    TACIO_EEXIST = -10,      /**< the file exists (MPI_ERR_FILE_EXISTS) */
+    TACIO_EAMODE = -11,      /**< an invalid access mode (MPI_ERR_AMODE) */
+    TACIO_ECOUNT = -12,      /**< an invalid count (MPI_ERR_COUNT) */
+    TACIO_EDATAREP = -13,    /**< an unsupported data representation
+                                  (MPI_ERR_UNSUPPORTED_DATAREP) */
+    TACIO_ETYPE = -14,       /**< an invalid datatype (MPI_ERR_TYPE) */
+    TACIO_ECOMM = -15        /**< a message exchange failed (MPI_ERR_OTHER) */
 };
 
-/** Name of an error code ("invalid argument", ...). */
-TACIO_API const char *tacio_strerror(int err);
-/** One-line detail of the calling thread's last error ("" if none). */
-TACIO_API const char *tacio_last_error(void);
+/** Room tacio_error_string() needs in its output buffer. */
+#define TACIO_MAX_ERROR_STRING 512
+/** The text of a code tacio returned: a TACIO_E* code of the plan API
+ * ("invalid argument: hint cb_nodes=x is not a size; ..."), with the detail
+ * of the calling thread's most recent failure when that failure had this
+ * code; or an MPI error code of the file API (tacio.h), with the message
+ * every rank agreed on ("tacio: rank 3: pwrite of 977 bytes at offset ...:
+ * No space left on device"), or else the MPI library's MPI_Error_string.
+ * @p out holds TACIO_MAX_ERROR_STRING bytes; *len gets the length. Returns
+ * 0, or TACIO_EINVAL for a positive code where no MPI engine is linked. */
+TACIO_API int tacio_error_string(int code, char *out, int *len);
 
 /** The API's version: TACIO_API_VERSION at build time, tacio_get_api_version()
  * at run time, (major << 16) | (minor << 8) | patch. */

@@ -7,6 +7,10 @@
 /* "tacio: error: ..." on stderr; returns EXIT_BAD_INPUT. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The library's message for a failure it returned (tacio_error_string),
+ * as cli_error prints it. */
+int cli_fail(int rc);
+
 /* tacio platform OPTIONS (tools/platform.c); argv holds the options only. */
 int cmd_platform(int argc, char **argv);
 

@@ -314,7 +314,7 @@ int cmd_platform(int argc, char **argv)
     if ((rc = tacio_topo_parse(o.topology, &t)) ||
         (rc = tacio_topo_place(t, o.placement, o.procs))) {
         tacio_topo_free(t);
-        return cli_error("%s (%s)", tacio_last_error(), tacio_strerror(rc));
+        return cli_fail(rc);
     }
     const char *kind = tacio_topo_get_kind(t);
     bool can_native = !strcmp(kind, "fattree") || !strcmp(kind, "dragonfly");

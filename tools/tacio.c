@@ -64,9 +64,17 @@ int cli_error(const char *fmt, ...)
     return EXIT_BAD_INPUT;
 }
 
+int cli_fail(int rc)
+{
+    char msg[TACIO_MAX_ERROR_STRING];
+    int len;
+    tacio_error_string(rc, msg, &len);
+    return cli_error("%s", msg);
+}
+
 static int fail(int rc)
 {
-    return cli_error("%s (%s)", tacio_last_error(), tacio_strerror(rc));
+    return cli_fail(rc);
 }
 
 static int add_hint(struct options *o, char *kv)

@@ -123,6 +123,10 @@ static inline int pattern_shape(struct pattern *p, const char *name, int64_t n)
     if (!strcmp(name, "cube") || !strcmp(name, "collperf")) {
         MPI_Dims_create(p->np, 3, p->dims);
         p->file_bytes = n * n * n * 8;
+    } else if (!strcmp(name, "coarse")) { /* the cube on a 2-D grid: whole rows, long runs */
+        MPI_Dims_create(p->np, 2, p->dims);
+        p->dims[2] = 1;
+        p->file_bytes = n * n * n * 8;
     } else if (!strcmp(name, "btio")) {
         int q = 1;
         while ((q + 1) * (q + 1) <= p->np)

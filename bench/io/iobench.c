@@ -103,10 +103,13 @@ static void struct_type(struct pattern *p)
     MPI_Type_free(&rec);
 }
 
-static int pattern_init(struct pattern *p, const char *name, int full)
+/* size: quick, full, or the pattern's size parameter itself (an edge, block
+ * bytes or records per rank, as pattern_shape takes it). */
+static int pattern_init(struct pattern *p, const char *name, const char *size)
 {
     int64_t n = 0;
-    if (!strcmp(name, "cube") || !strcmp(name, "collperf"))
+    int full = !strcmp(size, "full");
+    if (!strcmp(name, "cube") || !strcmp(name, "collperf") || !strcmp(name, "coarse"))
         n = full ? 256 : 128; /* 16 MiB quick, 128 MiB full */
     else if (!strcmp(name, "btio"))
         n = full ? 120 : 60; /* 8.2 MiB quick, 66 MiB full at q=3 */
@@ -114,10 +117,12 @@ static int pattern_init(struct pattern *p, const char *name, int full)
         n = (int64_t)(full ? 2048 : 256) << 10; /* block: 16 MiB quick, 128 MiB full at 8 */
     else if (!strcmp(name, "struct"))
         n = full ? 512 << 10 : 64 << 10; /* records per rank: 16 MiB quick, 128 MiB full */
+    if (atoll(size) > 0)
+        n = atoll(size);
     if (pattern_shape(p, name, n))
         return -1;
-    if (!strcmp(name, "cube") || !strcmp(name, "collperf"))
-        cube_type(p, name[1] == 'o');
+    if (!strcmp(name, "cube") || !strcmp(name, "collperf") || !strcmp(name, "coarse"))
+        cube_type(p, !strcmp(name, "collperf"));
     else if (!strcmp(name, "btio"))
         btio_type(p);
     else if (!strcmp(name, "ior"))
@@ -168,7 +173,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     struct pattern p;
-    if (argc != 5 || pattern_init(&p, argv[2], !strcmp(argv[3], "full"))) {
+    if (argc != 5 || pattern_init(&p, argv[2], argv[3])) {
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (!rank)

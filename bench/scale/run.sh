@@ -18,8 +18,8 @@ ranks=("${@:-512 1024 4096}")
 command -v smpicc >/dev/null || { echo "bench/scale: needs SimGrid (apt-get install libsimgrid-dev simgrid)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-smpicc -O2 -std=gnu11 -DTACIO_JOBS_INLINE -I"$src/include" -I"$src/src" -o "$work/scale" "$here/scale.c" \
-    "$src"/src/exec/*.c "$src"/src/base/*.c "$src"/src/plan/*.c "$src"/src/plan/strategies/*.c "$src"/src/topo/*.c \
+smpicc -O2 -std=gnu11 -I"$src/include" -I"$src/src" -o "$work/scale" "$here/scale.c" \
+    "$src"/src/exec/*.c "$src"/src/exec/backend/simgrid.c "$src"/src/base/*.c "$src"/src/plan/*.c "$src"/src/plan/strategies/*.c "$src"/src/topo/*.c \
     -lm -lpthread 2>"$work/build.log" || { cat "$work/build.log"; exit 1; }
 platform() { # HOSTS CORES: a flat cluster and a hostfile with CORES ranks per host
     cat >"$work/cluster.xml" <<XML

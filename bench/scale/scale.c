@@ -111,7 +111,7 @@ int main(int argc, char **argv)
         return die(rc, "open");
     if ((rc = tacio_file_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL)))
         return die(rc, "set_view");
-    struct tacio_stats ws, rs;
+    struct tacio_stats ws = TACIO_STATS_INIT, rs = TACIO_STATS_INIT;
     double t0 = MPI_Wtime();
     if ((rc = tacio_file_write_all(fh, mine, (MPI_Count)count, MPI_DOUBLE, MPI_STATUS_IGNORE)))
         return die(rc, "write_all");

@@ -118,7 +118,7 @@ int main(int argc, char **argv)
     check(tacio_file_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL), "set_view");
     struct walk w = {buf, 0, 0, 1, 0};
     pieces_of(&pat, fill_or_check, &w);
-    struct tacio_stats ws, rs;
+    struct tacio_stats ws = TACIO_STATS_INIT, rs = TACIO_STATS_INIT;
     double tw = timed(fh, buf, count, 1, &ws);
     memset(buf, 0xff, sizeof(double) * (size_t)count);
     double tr = timed(fh, buf, count, 0, &rs);

@@ -3,47 +3,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static _Thread_local char last_error[512];
-
-const char *tacio_strerror(int err)
-{
-    switch (err) {
-    case TACIO_OK:
-        return "success";
-    case TACIO_EINVAL:
-        return "invalid argument";
-    case TACIO_ENOMEM:
-        return "out of memory";
-    case TACIO_EIO:
-        return "I/O error";
-    case TACIO_ERANGE:
-        return "value out of range";
-    case TACIO_EUNSUPPORTED:
-        return "unsupported combination";
-    default:
-        return "unknown error";
-    }
-}
-
-const char *tacio_last_error(void)
-{
-    return last_error;
-}
-
-int tacio_fail(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
-    va_end(ap);
-    return code;
-}
 
 void *xcalloc(size_t n, size_t size)
 {
@@ -261,16 +224,8 @@ double rng_uniform(uint64_t *state)
     return (double)(rng_next(state) >> 11) * 0x1.0p-53;
 }
 
-#ifdef TACIO_SMPI
-#include <simgrid/engine.h>
-#endif
-
-/* Under SimGrid's SMPI (-DTACIO_SMPI) the stage times are simulated ones. */
 double clock_seconds(void)
 {
-#ifdef TACIO_SMPI
-    return simgrid_get_clock();
-#endif
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -290,12 +245,8 @@ int plan_threads(int64_t work, int asked)
         n = strtol(env, NULL, 10);
     else if (asked > 0)
         n = asked;
-#ifndef TACIO_SMPI
     else if (work >= (1 << 16))
         n = sysconf(_SC_NPROCESSORS_ONLN);
-#else
-    (void)work;
-#endif
     return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 

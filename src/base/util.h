@@ -1,18 +1,15 @@
 /* The base module, below the planning core and the topology module (both
- * use it, it uses neither): errors, spec parsing, sizes, comment-stripped
- * line reading, the clock, the PRNG, small array helpers, threads for the
+ * use it, it uses neither): errors (error.h), options (options.h), spec parsing, sizes,
+ * comment-stripped line reading, the clock, the PRNG, small array helpers, threads for the
  * planner's walks. */
 #ifndef TACIO_UTIL_H
 #define TACIO_UTIL_H
 
-#include "tacio_plan.h"
+#include "error.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-
-/* Record a detailed message for tacio_last_error() and return @p code. */
-int tacio_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A parsed "name:arg,k=v,k=v" spec. Commas inside [...] do not split, so
  * Slurm hostlists such as nodes=n[01-04,07] stay whole. */
@@ -64,9 +61,10 @@ int cmp_int(const void *a, const void *b);
 int grow_array(void **arr, size_t elem, int64_t need, int64_t *cap);
 
 /* Threads for a walk over `work` items (ranks): `asked` when positive, else
- * the cores, at most 8, once there are enough items to gain (2^16); 1 under
- * SMPI, whose ranks are threads of one simulation. TACIO_PLAN_THREADS
- * overrides both (tests run small walks threaded). */
+ * the cores, at most 8, once there are enough items to gain (2^16). The MPI
+ * engine asks for 1 (the other cores run ranks; under SMPI ranks are the
+ * threads of one simulation). TACIO_PLAN_THREADS overrides both (tests run
+ * small walks threaded). */
 int plan_threads(int64_t work, int asked);
 /* fn(args + k * stride) for k < n, on n threads (the caller's among them; a
  * share whose thread cannot start runs on the caller's). Returns the first

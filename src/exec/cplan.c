@@ -1,15 +1,4 @@
-/* st2 at scale: rank 0 plans, every rank helps with what only it knows.
- *
- * Rank 0 gathers each rank's status and span (or, for strategies that read
- * the byte distribution, SUMMARY_RUNS byte quantiles of its access) in one
- * fixed-size gather and runs the planning core on that summary. Whenever the
- * core needs C for a partition, rank 0 broadcasts the partition (CMD_ROWS)
- * and every rank answers with its own exact row, in the same fixed-size way
- * when rows are short. The last broadcast carries the plan (CMD_DONE), or
- * says there is none, or that planning failed. Errors travel up in the
- * gathers and down in the broadcasts, so a call that succeeds spends two
- * collectives per partition planned and none on agreement. */
-#include "coll.h"
+#include "cplan.h"
 
 #include <string.h>
 
@@ -19,8 +8,8 @@
 
 enum { CMD_ROWS = 1, CMD_ROWS_FULL, CMD_DONE, CMD_NO_PLAN, CMD_FAILED, CMD_INDEPENDENT };
 
-/* The summary's first word: this rank failed; it has a piece below
- * tacio_ind_min_piece (so collective buffering pays). */
+/* The summary's first word: this rank failed; it has a run of touching
+ * pieces below the file's min_piece (so collective buffering may pay). */
 enum { SUM_FAILED = 1, SUM_SMALL = 2 };
 
 struct plan_head {
@@ -39,10 +28,10 @@ struct order {
     int64_t w[6 * CHUNK_FDS];
 };
 
-int coll_own_row(const struct call *c, const struct partition *part, struct crow *row)
+int own_row(const struct call *c, const struct partition *part, struct crow *row)
 {
     struct tacio_pattern *pat = NULL;
-    int rc = pattern_from_views(1, &c->v, &c->s0, &c->n, &pat);
+    int rc = pattern_from_views(1, &c->a.v, &c->a.s0, &c->a.n, &pat);
     if (!rc)
         rc = comm_row_build(pat, 0, part, row);
     tacio_pattern_free(pat);
@@ -67,7 +56,7 @@ static void chunk_fill(const struct call *c, struct order *o, const struct parti
         int64_t *w = o->w + wpf * (j - j0);
         w[0] = fd->start, w[1] = fd->end, w[2] = fd->unit, w[3] = fd->stride;
         if (wpf == 6)
-            w[4] = c->plan->agg[j], w[5] = c->nsenders[j];
+            w[4] = c->s->plan->agg[j], w[5] = c->s->nsenders[j];
     }
 }
 
@@ -78,7 +67,7 @@ static void chunk_take(struct call *c, const struct order *o, struct partition *
         const int64_t *w = o->w + wpf * (j - j0);
         part->fd[j] = (struct fdom){w[0], w[1], w[2], w[3]};
         if (wpf == 6)
-            c->plan->agg[j] = (int)w[4], c->nsenders[j] = (int)w[5];
+            c->s->plan->agg[j] = (int)w[4], c->s->nsenders[j] = (int)w[5];
     }
 }
 
@@ -196,7 +185,7 @@ static int rows_full(struct call *c, int nfd, int *counts, int *displs, struct c
 static int gather_rows(struct call *c, const struct partition *part, struct comm *out)
 {
     crow_free(&c->row);
-    int local = part ? coll_own_row(c, part, &c->row) : c->plan_rc;
+    int local = part ? own_row(c, part, &c->row) : c->plan_rc;
     note_failure(c, local);
     int64_t mine[ROW_WORDS] = {local != 0, local ? 0 : min64(c->row.nnz, ROW_CAP + 1)};
     for (int64_t k = 0; !local && k < c->row.nnz && k < ROW_CAP; k++)
@@ -270,9 +259,12 @@ static void serve_rows(struct call *c, struct order *o)
 
 /* ---- the summary and the plan ---- */
 
-/* A rank's summary record: [flags, nruns, then per run (off, len, bytes)];
- * records are `words` long in the gathered array. */
-#define SUMMARY_WORDS (2 + 3 * SUMMARY_RUNS)
+/* A rank's summary record: [flags, hints digest, nruns, then per run (off,
+ * len, bytes)]; records are `words` long in the gathered array. The digest
+ * is how ranks agree on their hints: a set_view's info changes them without
+ * a collective of its own. */
+#define SUMMARY_HEAD 3
+#define SUMMARY_WORDS (SUMMARY_HEAD + 3 * SUMMARY_RUNS)
 
 static int64_t *summary_of(int64_t *all, int words, int r)
 {
@@ -281,7 +273,7 @@ static int64_t *summary_of(int64_t *all, int words, int r)
 
 static int64_t *summary_run(int64_t *rec, int64_t q)
 {
-    return rec + 2 + 3 * q;
+    return rec + SUMMARY_HEAD + 3 * q;
 }
 
 /* Whether this rank's access has a run of touching pieces shorter than
@@ -314,49 +306,90 @@ static int scan_run(int64_t off, int64_t len, int64_t spos, void *ctx)
 static bool has_small_run(const struct call *c, int64_t min)
 {
     struct run_scan s = {min, 0, 0, false};
-    coll_walk_access(c, scan_run, &s);
+    access_walk(&c->a, scan_run, &s);
     return s.small || (s.run && s.run < min);
 }
 
-/* Collective buffering for this call's direction: enable, disable or
- * automatic (ROMIO's romio_cb_write / romio_cb_read). */
-static const char *cb_mode(const struct call *c)
+/* Collective buffering for this call's direction (ROMIO's romio_cb_write /
+ * romio_cb_read): OPT_ENABLE, OPT_DISABLE or OPT_AUTOMATIC. */
+static int cb_mode(const struct call *c)
 {
-    return c->is_write ? c->f->hints->cb_write : c->f->hints->cb_read;
+    return c->is_write ? c->f->hints.cb_write : c->f->hints.cb_read;
 }
 
-/* This rank's summary record: its access as k runs of equal bytes. The runs are disjoint because
- * the access is monotonic in the file. */
+/* This rank's summary record: its access as k runs of equal bytes. The runs
+ * are disjoint because the access is monotonic in the file. */
 static void summarize(const struct call *c, int local, int k, int64_t *out)
 {
     int m = 0;
+    const struct access *a = &c->a;
     for (int q = 0; q < k && !local; q++) {
-        int64_t a = c->s0 + c->n * q / k, b = c->s0 + c->n * (q + 1) / k;
-        if (b <= a)
+        int64_t lo = a->s0 + a->n * q / k, hi = a->s0 + a->n * (q + 1) / k;
+        if (hi <= lo)
             continue;
-        int64_t lo = view_offset_of(&c->v, a), hi = view_offset_of(&c->v, b - 1) + 1;
+        int64_t first = view_offset_of(&a->v, lo), last = view_offset_of(&a->v, hi - 1) + 1;
         int64_t *run = summary_run(out, m++);
-        run[0] = lo, run[1] = hi - lo, run[2] = b - a;
+        run[0] = first, run[1] = last - first, run[2] = hi - lo;
     }
     out[0] = local ? SUM_FAILED : 0;
-    if (!local && !strcmp(cb_mode(c), "automatic") && has_small_run(c, c->f->hints->ind_min_piece))
+    if (!local && cb_mode(c) == OPT_AUTOMATIC && has_small_run(c, c->f->min_piece))
         out[0] |= SUM_SMALL;
-    out[1] = m;
+    out[1] = (int64_t)c->f->digest;
+    out[2] = m;
+}
+
+struct span_of {
+    int64_t lo, hi;
+};
+
+static int cmp_span(const void *x, const void *y)
+{
+    const struct span_of *a = x, *b = y;
+    return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+/* Rank 0: whether some rank's access reaches into another's span. */
+static int interleaved(const struct call *c, int64_t *all, int words, bool *out)
+{
+    int p = c->f->nprocs, n = 0;
+    struct span_of *sp = malloc(sizeof *sp * (size_t)(p + 1));
+    if (!sp)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (int r = 0; r < p; r++) {
+        int64_t *rec = summary_of(all, words, r), nr = rec[2];
+        if (nr > 0) {
+            const int64_t *last = summary_run(rec, nr - 1);
+            sp[n++] = (struct span_of){summary_run(rec, 0)[0], last[0] + last[1]};
+        }
+    }
+    qsort(sp, (size_t)n, sizeof *sp, cmp_span);
+    *out = false;
+    for (int i = 1; i < n && !*out; i++)
+        *out = sp[i].lo < sp[i - 1].hi;
+    free(sp);
+    return 0;
 }
 
 /* Rank 0: independent I/O when collective buffering is disabled, or
- * automatic and no rank has a run short enough for it to pay. */
-static bool go_independent(const struct call *c, int64_t *all, int words)
+ * automatic and either no rank has a run short enough for it to pay or no
+ * rank's access reaches into another's span (nothing to gather: ROMIO's
+ * rule too). A rank may sieve its own span only when none interleave. */
+static int decide_independent(struct call *c, int64_t *all, int words)
 {
-    const char *mode = cb_mode(c);
-    if (!strcmp(mode, "disable"))
-        return true;
-    if (strcmp(mode, "automatic"))
-        return false;
+    int mode = cb_mode(c);
+    bool small = false, mixed = true;
     for (int r = 0; r < c->f->nprocs; r++)
-        if (summary_of(all, words, r)[0] & SUM_SMALL)
-            return false;
-    return true;
+        small |= (summary_of(all, words, r)[0] & SUM_SMALL) != 0;
+    int rc = mode == OPT_ENABLE ? 0 : interleaved(c, all, words, &mixed);
+    struct sched *s = c->s;
+    s->independent = !rc && (mode == OPT_DISABLE || (mode == OPT_AUTOMATIC && (!small || !mixed)));
+    s->sieve = s->independent && !mixed;
+    for (int r = 0; s->independent && r < c->f->nprocs; r++) { /* for the stats */
+        int64_t *rec = summary_of(all, words, r);
+        for (int64_t q = 0; q < rec[2]; q++)
+            s->indep_bytes += summary_run(rec, q)[2];
+    }
+    return rc;
 }
 
 /* Rank 0: the summary pattern from the gathered runs. */
@@ -366,14 +399,14 @@ static int summary_pattern(const struct call *c, int64_t *all, int words,
     int p = c->f->nprocs;
     int64_t n = 0;
     for (int r = 0; r < p; r++)
-        n += summary_of(all, words, r)[1];
+        n += summary_of(all, words, r)[2];
     int64_t *first = malloc(sizeof(int64_t) * (size_t)(p + 1));
     int64_t *arr = malloc(sizeof(int64_t) * (size_t)(3 * n + 1));
     int rc = first && arr ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
     for (int r = 0, k = 0; !rc && r < p; r++) {
         first[r] = k;
         int64_t *rec = summary_of(all, words, r);
-        for (int q = 0; q < rec[1]; q++, k++) {
+        for (int q = 0; q < rec[2]; q++, k++) {
             const int64_t *run = summary_run(rec, q);
             arr[k] = run[0], arr[n + k] = run[1], arr[2 * n + k] = run[2];
         }
@@ -387,34 +420,44 @@ static int summary_pattern(const struct call *c, int64_t *all, int words,
     return rc;
 }
 
+/* Rank 0: every rank's summary is sound and their hints agree. */
+static int check_summaries(struct call *c, int64_t *all, int words)
+{
+    for (int r = 1; r < c->f->nprocs; r++) {
+        int64_t *rec = summary_of(all, words, r);
+        if (rec[0] & SUM_FAILED)
+            return c->peer_failed = tacio_fail(TACIO_EIO, "rank %d failed", r);
+        if (rec[1] != all[1])
+            return tacio_fail(TACIO_EINVAL,
+                              "hints differ between rank 0 and rank %d (every rank must pass "
+                              "the same cb_*, striping_* and tacio_* values; "
+                              "TACIO_PRINT_HINTS=1 shows rank 0's)",
+                              r);
+    }
+    return 0;
+}
+
 static int plan_on_root(struct call *c, int64_t *all, int words)
 {
     struct tacio_file *f = c->f;
-    if (c->plan_rc)
-        return c->plan_rc;
-    for (int r = 1; r < f->nprocs; r++)
-        if (summary_of(all, words, r)[0] & SUM_FAILED)
-            return c->peer_failed = tacio_fail(TACIO_EIO, "rank %d failed", r);
-    if ((c->independent = go_independent(c, all, words))) {
-        for (int r = 0; r < f->nprocs; r++) { /* for the stats */
-            int64_t *rec = summary_of(all, words, r);
-            for (int64_t q = 0; q < rec[1]; q++)
-                c->indep_bytes += summary_run(rec, q)[2];
-        }
-        return 0;
-    }
+    int rc = c->plan_rc ? c->plan_rc : check_summaries(c, all, words);
+    if (!rc)
+        rc = decide_independent(c, all, words);
+    if (rc || c->s->independent)
+        return note_failure(c, rc);
     struct tacio_pattern *pat = NULL;
-    int rc = note_failure(c, summary_pattern(c, all, words, &pat));
-    struct plan_ctx ctx = {pat, f->topo, f->hints, 0, 0, rows_from_ranks, c, 1};
+    rc = note_failure(c, summary_pattern(c, all, words, &pat));
+    struct plan_ctx ctx = {pat, f->topo, &f->hints.core, 0, 0, rows_from_ranks, c, 1};
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);
     if (!rc && ctx.lo < ctx.hi)
-        rc = plan_run(&ctx, strategy_find(f->hints->strategy), &c->plan);
-    if (!rc && c->plan) {
-        c->nsenders = malloc(sizeof(int) * (size_t)(c->plan->part.n + 1));
-        rc = c->nsenders ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
-        for (int j = 0; !rc && j < c->plan->part.n; j++)
-            c->nsenders[j] = (int)(c->plan->comm.col_ptr[j + 1] - c->plan->comm.col_ptr[j]);
+        rc = plan_run(&ctx, strategy_find(f->hints.core.strategy), &c->s->plan);
+    struct tacio_plan *plan = c->s->plan;
+    if (!rc && plan) {
+        c->s->nsenders = malloc(sizeof(int) * (size_t)(plan->part.n + 1));
+        rc = c->s->nsenders ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+        for (int j = 0; !rc && j < plan->part.n; j++)
+            c->s->nsenders[j] = (int)(plan->comm.col_ptr[j + 1] - plan->comm.col_ptr[j]);
     }
     tacio_pattern_free(pat);
     return note_failure(c, rc);
@@ -437,7 +480,7 @@ static int plan_from_head(struct call *c, const struct order *o)
     struct tacio_plan *p = xcalloc(1, sizeof *p);
     if (!p)
         return tacio_fail(TACIO_ENOMEM, "out of memory");
-    c->plan = p;
+    c->s->plan = p;
     p->nprocs = c->f->nprocs;
     p->m = h->m;
     p->lap_cost = h->lap_cost;
@@ -448,87 +491,90 @@ static int plan_from_head(struct call *c, const struct order *o)
     p->part.striped = o->striped;
     p->part.unit = o->unit;
     p->agg = malloc(sizeof(int) * (size_t)(o->n + 1));
-    c->nsenders = malloc(sizeof(int) * (size_t)(o->n + 1));
-    return rc ? rc : p->agg && c->nsenders ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    c->s->nsenders = malloc(sizeof(int) * (size_t)(o->n + 1));
+    return rc ? rc : p->agg && c->s->nsenders ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
 }
 
 /* Rank 0: the outcome, to everybody; returns its command. */
 static int send_outcome(struct call *c, int rc)
 {
     struct order o;
+    struct sched *s = c->s;
     memset(&o, 0, sizeof o); /* padding travels too */
-    o.cmd = rc ? CMD_FAILED : c->independent ? CMD_INDEPENDENT : c->plan ? CMD_DONE : CMD_NO_PLAN;
+    o.cmd = rc ? CMD_FAILED : s->independent ? CMD_INDEPENDENT : s->plan ? CMD_DONE : CMD_NO_PLAN;
     if (o.cmd == CMD_INDEPENDENT)
-        o.n = c->indep_bytes;
+        o.n = s->indep_bytes, o.striped = s->sieve;
     if (o.cmd == CMD_DONE) {
-        o.n = c->plan->part.n;
-        o.striped = c->plan->part.striped;
-        o.unit = c->plan->part.unit;
-        head_of(c->plan, &o.head);
-        c->ordered = o.head.ordered;
+        o.n = s->plan->part.n;
+        o.striped = s->plan->part.striped;
+        o.unit = s->plan->part.unit;
+        head_of(s->plan, &o.head);
+        s->ordered = o.head.ordered;
     }
-    order_bcast(c, &o, c->plan ? &c->plan->part : NULL, 6);
+    order_bcast(c, &o, s->plan ? &s->plan->part : NULL, 6);
     if (o.cmd == CMD_DONE)
-        chunks_bcast(c, &o, &c->plan->part, 6);
+        chunks_bcast(c, &o, &s->plan->part, 6);
     return (int)o.cmd;
 }
 
 /* The others: rank 0's outcome. */
 static int take_outcome(struct call *c, struct order *o)
 {
+    struct sched *s = c->s;
     if (o->cmd == CMD_INDEPENDENT)
-        c->indep_bytes = o->n;
+        s->indep_bytes = o->n, s->sieve = o->striped;
     if (o->cmd != CMD_DONE)
-        return o->cmd;
+        return (int)o->cmd;
     int rc = note_failure(c, plan_from_head(c, o));
-    c->ordered = o->head.ordered;
-    chunks_bcast(c, o, rc ? NULL : &c->plan->part, 6);
-    if (rc) { /* no plan to run on: coll_rounds agrees on failing */
-        tacio_plan_free(c->plan);
-        c->plan = NULL;
+    s->ordered = o->head.ordered;
+    chunks_bcast(c, o, rc ? NULL : &s->plan->part, 6);
+    if (rc) { /* no plan to run on: the links' agreement fails the call */
+        tacio_plan_free(s->plan);
+        s->plan = NULL;
     }
     meta_add(c, 40 * o->n + (int64_t)sizeof *o);
     return CMD_DONE;
 }
 
-/* Each aggregator learns its FD (c->my_fd) and which ranks feed it: its
- * column of C, which only rank 0 holds. One scatter; O(nnz(C)) in all. */
+/* Each aggregator learns its FD (my_fd) and which ranks feed it: its column
+ * of C, which only rank 0 holds. One scatter; O(nnz(C)) in all. */
 static void scatter_senders(struct call *c)
 {
+    struct sched *s = c->s;
     int p = c->f->nprocs, mine = 0, *counts = NULL, *displs = NULL, *rows = NULL;
-    for (int j = 0; c->plan && j < c->plan->part.n; j++)
-        if (c->plan->agg[j] == c->f->rank)
-            c->my_fd = j, mine = c->nsenders[j];
-    c->senders = malloc(sizeof(int) * (size_t)(mine + 1));
-    if (!c->senders) /* links_out then agrees on failing before anyone sends */
+    for (int j = 0; s->plan && j < s->plan->part.n; j++)
+        if (s->plan->agg[j] == c->f->rank)
+            s->my_fd = j, mine = s->nsenders[j];
+    s->senders = malloc(sizeof(int) * (size_t)(mine + 1));
+    if (!s->senders) /* the links then agree on failing before anyone sends */
         mine = 0, note_failure(c, tacio_fail(TACIO_ENOMEM, "out of memory"));
     if (c->f->rank == 0) {
-        const struct comm *C = &c->plan->comm;
+        const struct comm *C = &s->plan->comm;
         counts = xcalloc((size_t)p, sizeof(int));
         displs = xcalloc((size_t)p, sizeof(int));
         rows = malloc(sizeof(int) * (size_t)(C->nnz + 1));
-        for (int j = 0; counts && j < c->plan->part.n; j++)
-            counts[c->plan->agg[j]] = c->nsenders[j];
+        for (int j = 0; counts && j < s->plan->part.n; j++)
+            counts[s->plan->agg[j]] = s->nsenders[j];
         for (int a = 1; displs && counts && a < p; a++)
             displs[a] = displs[a - 1] + counts[a - 1];
-        for (int j = 0; counts && displs && rows && j < c->plan->part.n; j++)
-            memcpy(rows + displs[c->plan->agg[j]], C->row + C->col_ptr[j],
-                   sizeof(int) * (size_t)c->nsenders[j]);
+        for (int j = 0; counts && displs && rows && j < s->plan->part.n; j++)
+            memcpy(rows + displs[s->plan->agg[j]], C->row + C->col_ptr[j],
+                   sizeof(int) * (size_t)s->nsenders[j]);
         if (!counts || !displs || !rows) /* nothing to send: the receivers' counts fail */
             note_failure(c, tacio_fail(TACIO_ENOMEM, "out of memory"));
     }
     static int none;
-    MPI_Scatterv(rows, counts, displs, MPI_INT, c->senders ? c->senders : &none, mine, MPI_INT, 0,
+    MPI_Scatterv(rows, counts, displs, MPI_INT, s->senders ? s->senders : &none, mine, MPI_INT, 0,
                  c->f->comm);
-    c->nfeeding = mine;
+    s->nfeeding = mine;
     meta_add(c, 4 * (int64_t)mine);
     free(counts), free(displs), free(rows);
 }
 
-int coll_plan(struct call *c, int local)
+int plan_call(struct call *c, int local)
 {
-    const struct tacio_strategy *s = strategy_find(c->f->hints->strategy);
-    int k = s && s->reads_distribution ? SUMMARY_RUNS : 1, words = 2 + 3 * k;
+    const struct tacio_strategy *st = strategy_find(c->f->hints.core.strategy);
+    int k = st && st->reads_distribution ? SUMMARY_RUNS : 1, words = SUMMARY_HEAD + 3 * k;
     int64_t mine[SUMMARY_WORDS];
     note_failure(c, local);
     summarize(c, local, k, mine);
@@ -551,19 +597,10 @@ int coll_plan(struct call *c, int local)
     }
     free(all);
     crow_free(&c->row);
-    c->has_rounds = cmd == CMD_DONE;
-    c->independent = cmd == CMD_INDEPENDENT;
+    c->s->independent = cmd == CMD_INDEPENDENT;
     if (cmd == CMD_DONE)
         scatter_senders(c);
     if (cmd == CMD_FAILED) /* whoever failed first says why */
-        return exec_agree(c->f->comm, c->peer_failed ? 0 : c->plan_rc);
-    return 0;
-}
-
-void coll_plan_free(struct call *c)
-{
-    tacio_plan_free(c->plan);
-    free(c->nsenders);
-    free(c->senders);
-    crow_free(&c->row);
+        return agree(c->f->comm, c->peer_failed ? 0 : c->plan_rc);
+    return cmd == CMD_DONE ? PLAN_ROUNDS : c->s->independent ? PLAN_INDEPENDENT : PLAN_NOTHING;
 }

@@ -1,8 +1,4 @@
-/* Flatten any MPI datatype into (offset, length) extents in typemap order,
- * from MPI_Type_get_envelope / MPI_Type_get_contents, never from the MPI
- * library's own flattening (ROMIO's is wrong for indexed-of-subarray views,
- * mpich issue 7169). Results are cached on the datatype as an attribute. */
-#include "exec.h"
+#include "flatten.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -17,7 +13,7 @@ static int delete_cached(MPI_Datatype t, int keyval, void *attr, void *extra)
     (void)t;
     (void)keyval;
     (void)extra;
-    flat_free(attr);
+    flat_release(attr); /* a view may still hold it */
     return MPI_SUCCESS;
 }
 
@@ -294,28 +290,54 @@ static void create_keyval(void)
     MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_cached, &cache_keyval, NULL);
 }
 
-int exec_flatten(MPI_Datatype t, const struct flat **out, struct flat **owned)
+/* Named types, flattened once for the life of the process (they were built
+ * at every call, a malloc and a free in each collective). */
+#define NAMED_MAX 64
+struct named_flat {
+    MPI_Datatype t;
+    struct flat *f;
+};
+static struct named_flat named[NAMED_MAX];
+static int nnamed;
+static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int flatten_named(MPI_Datatype t, struct flat **out)
+{
+    pthread_mutex_lock(&named_lock);
+    int rc = 0, i = 0;
+    while (i < nnamed && named[i].t != t)
+        i++;
+    if (i == nnamed) {
+        struct flat *f;
+        rc = named_flat(t, &f);
+        if (!rc && nnamed < NAMED_MAX)
+            named[nnamed++] = (struct named_flat){t, f};
+        else if (!rc) /* more named types than MPI has: never happens, but stay bounded */
+            flat_free(named[i = NAMED_MAX - 1].f), named[i] = (struct named_flat){t, f};
+    }
+    *out = rc ? NULL : named[i].f;
+    pthread_mutex_unlock(&named_lock);
+    return rc;
+}
+
+int flatten_type(MPI_Datatype t, struct flat **out)
 {
     int ni, na, nd, comb, found = 0;
-    *owned = NULL;
     MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-    if (comb != MPI_COMBINER_NAMED) {
-        pthread_once(&keyval_once, create_keyval);
-        struct flat *cached;
-        MPI_Type_get_attr(t, cache_keyval, &cached, &found);
-        if (found) {
-            *out = cached;
-            return 0;
-        }
+    if (comb == MPI_COMBINER_NAMED)
+        return flatten_named(t, out);
+    pthread_once(&keyval_once, create_keyval);
+    struct flat *cached;
+    MPI_Type_get_attr(t, cache_keyval, &cached, &found);
+    if (found) {
+        *out = cached;
+        return 0;
     }
     struct flat *f;
-    int rc = flatten(t, &f);
+    int rc = flatten_derived(t, &f);
     if (rc)
         return rc;
-    if (comb != MPI_COMBINER_NAMED)
-        MPI_Type_set_attr(t, cache_keyval, f);
-    else
-        *owned = f;
+    MPI_Type_set_attr(t, cache_keyval, f);
     *out = f;
     return 0;
 }

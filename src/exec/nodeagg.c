@@ -1,17 +1,6 @@
-/* Intra-node aggregation (hint tacio_node_aggregation): before the plan, the
- * ranks of a host hand their access to the host's leader (its lowest rank),
- * which takes part in the collective as one rank holding all of the host's
- * pieces in file order; the others take part with an empty access. A write
- * ships the data to the leader before the collective; a read ships it back
- * after. Between hosts, one rank per host then sends fewer, larger messages:
- * the two-layer aggregation of TAM and of PnetCDF's intra-node aggregation.
- *
- * Inside a host the leader gathers (offset, length) pairs first and checks
- * that no two ranks' pieces overlap; a host whose pieces overlap (reads of a
- * shared header, say), or that holds more than an MPI count can carry, keeps
- * the ranks' own accesses. Every buffer the read needs back is allocated
- * before the collective, so nothing after it can fail but MPI itself. */
-#include "coll.h"
+#include "nodeagg.h"
+
+#include "fault.h"
 
 #include <limits.h>
 #include <string.h>
@@ -22,6 +11,29 @@ struct hpiece {
     int64_t off, len, packed;
 };
 
+struct nodeagg {
+    MPI_Comm comm; /* the host's ranks (f->host_comm) */
+    int hrank, hsize;
+    struct access own; /* the rank's own access, put back after the collective */
+    char *buf;
+    /* its pieces as (offset, length) pairs, and its stream as one run of
+     * memory: in the user's buffer, or in copy */
+    int64_t *pairs;
+    int64_t npieces, cap;
+    char *stream, *copy;
+    /* per rank of the host (every rank knows them): pair and byte counts and
+     * where they start in the leader's arrays */
+    int *npairs, *pair_displs, *nbytes, *byte_displs;
+    int64_t total_pieces, total_bytes;
+    /* the leader: the host's pieces sorted by offset, its streams in rank
+     * order (packed) and in file order (staged: the buffer it brings to the
+     * collective), and the view and memory type over them */
+    int64_t *all_pairs;
+    struct hpiece *pieces;
+    char *packed, *staged;
+    struct flat *view_ft, *mem_ft;
+};
+
 static int pair_add(int64_t off, int64_t len, int64_t spos, void *ctx)
 {
     (void)spos; /* pieces come in stream order: positions follow from lengths */
@@ -30,7 +42,7 @@ static int pair_add(int64_t off, int64_t len, int64_t spos, void *ctx)
         int64_t cap = a->cap ? 2 * a->cap : 64;
         int64_t *p = realloc(a->pairs, sizeof(int64_t) * 2 * (size_t)cap);
         if (!p)
-            return exec_fail_class(MPI_ERR_NO_MEM, "out of memory listing the access's pieces");
+            return tacio_fail(TACIO_ENOMEM, "out of memory listing the access's pieces");
         a->pairs = p;
         a->cap = cap;
     }
@@ -43,17 +55,18 @@ static int pair_add(int64_t off, int64_t len, int64_t spos, void *ctx)
 /* This rank's pieces, and its stream as one run of memory. */
 static int local_part(struct call *c, struct nodeagg *a)
 {
-    int rc = coll_walk_access(c, pair_add, a);
-    a->stream = flat_run(a->mt, a->buf, 0, a->n);
-    if (!rc && !a->stream && a->n > 0 && !(a->stream = a->copy = malloc((size_t)a->n)))
-        rc = exec_fail_class(MPI_ERR_NO_MEM, "out of memory packing %lld bytes", (long long)a->n);
+    int rc = access_walk(&c->a, pair_add, a);
+    int64_t n = a->own.n;
+    a->stream = flat_run(a->own.mt, a->buf, 0, n);
+    if (!rc && !a->stream && n > 0 && !(a->stream = a->copy = malloc((size_t)n)))
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory packing %lld bytes", (long long)n);
     return rc;
 }
 
 /* Every rank's (failed, pieces, bytes): the host's counts, on every rank. */
 static int share_counts(struct nodeagg *a, bool failed, bool *any_failed)
 {
-    int64_t mine[3] = {failed, a->npieces, a->n};
+    int64_t mine[3] = {failed, a->npieces, a->own.n};
     int64_t *all = malloc(sizeof(int64_t) * 3 * (size_t)a->hsize);
     a->npairs = malloc(sizeof(int) * 4 * (size_t)a->hsize);
     int ok = all && a->npairs, all_ok;
@@ -62,7 +75,7 @@ static int share_counts(struct nodeagg *a, bool failed, bool *any_failed)
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
     if (!all_ok) {
         free(all);
-        return exec_fail_class(MPI_ERR_NO_MEM, "out of memory sharing the host's counts");
+        return tacio_fail(TACIO_ENOMEM, "out of memory sharing the host's counts");
     }
     MPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, a->comm);
     a->pair_displs = a->npairs + a->hsize;
@@ -95,10 +108,10 @@ static int share_counts(struct nodeagg *a, bool failed, bool *any_failed)
  * memory the gathering would copy through. */
 static bool may_try(const struct tacio_file *f)
 {
-    const struct tacio_hints *h = f->hints;
-    if (!strcmp(h->node_aggregation, "disable"))
+    const struct exec_hints *h = &f->hints;
+    if (h->node_aggregation == OPT_DISABLE)
         return false;
-    return !strcmp(h->node_aggregation, "enable") ||
+    return h->node_aggregation == OPT_ENABLE ||
            (h->node_agg_piece > 0 && h->ranks_per_node == 0 && f->topo->nused_hosts > 1);
 }
 
@@ -110,9 +123,9 @@ static bool wanted(const struct call *c, const struct nodeagg *a)
     if (a->hsize == 1 || a->total_pieces == 0 || a->total_bytes > INT_MAX ||
         2 * a->total_pieces > INT_MAX)
         return false;
-    if (!strcmp(c->f->hints->node_aggregation, "enable"))
+    if (c->f->hints.node_aggregation == OPT_ENABLE)
         return true;
-    return a->total_bytes / a->total_pieces < c->f->hints->node_agg_piece;
+    return a->total_bytes / a->total_pieces < c->f->hints.node_agg_piece;
 }
 
 static int cmp_hpiece(const void *x, const void *y)
@@ -126,17 +139,16 @@ static int cmp_hpiece(const void *x, const void *y)
 static int leader_alloc(struct nodeagg *a, int rank)
 {
     size_t np = (size_t)a->total_pieces, nb = (size_t)a->total_bytes;
-    int err = exec_fault("nodeagg", rank);
+    int err = fault_check("nodeagg", rank);
     if (err)
-        return exec_fail_errno(err, "the host's leader, allocating for %lld bytes", (long long)nb);
+        return fail_errno(err, "the host's leader, allocating for %lld bytes", (long long)nb);
     a->all_pairs = malloc(sizeof(int64_t) * 2 * np);
     a->pieces = malloc(sizeof *a->pieces * np);
     a->packed = malloc(nb);
     a->staged = malloc(nb);
     if (!a->all_pairs || !a->pieces || !a->packed || !a->staged)
-        return exec_fail_class(MPI_ERR_NO_MEM,
-                               "out of memory for the host's %lld pieces, %lld bytes",
-                               (long long)np, (long long)nb);
+        return tacio_fail(TACIO_ENOMEM, "out of memory for the host's %lld pieces, %lld bytes",
+                          (long long)np, (long long)nb);
     return 0;
 }
 
@@ -176,7 +188,7 @@ static int leader_access(struct nodeagg *a)
         rc = flat_finish(&mb, 0, a->total_bytes, &a->mem_ft);
     if (rc) { /* a builder that failed still holds its arrays */
         free(fb.f.off), free(fb.f.len), free(mb.f.off), free(mb.f.len);
-        return exec_fail_class(MPI_ERR_NO_MEM, "out of memory building the host's view");
+        return tacio_fail(TACIO_ENOMEM, "out of memory building the host's view");
     }
     return 0;
 }
@@ -223,21 +235,18 @@ static enum verdict gather_pieces(struct nodeagg *a, int rank, int *rc)
 static void swap_in(struct call *c, struct nodeagg *a)
 {
     if (a->hrank == 0) {
-        c->v = (struct view){0, a->view_ft};
-        c->s0 = 0;
-        c->n = a->total_bytes;
-        c->mt = a->mem_ft;
+        c->a.v = (struct view){0, a->view_ft};
+        c->a.s0 = 0;
+        c->a.n = a->total_bytes;
+        c->a.mt = a->mem_ft;
         c->buf = a->staged;
     } else
-        c->n = 0;
+        access_clear(&c->a);
 }
 
 static void swap_out(struct call *c, struct nodeagg *a)
 {
-    c->v = a->v;
-    c->s0 = a->s0;
-    c->n = a->n;
-    c->mt = a->mt;
+    c->a = a->own;
     c->buf = a->buf;
 }
 
@@ -245,9 +254,9 @@ static void swap_out(struct call *c, struct nodeagg *a)
 static void ship_data(struct nodeagg *a)
 {
     if (a->copy)
-        flat_gather(a->mt, a->buf, 0, a->n, a->copy);
+        flat_gather(a->own.mt, a->buf, 0, a->own.n, a->copy);
     static char none;
-    MPI_Gatherv(a->stream ? a->stream : &none, (int)a->n, MPI_BYTE, a->packed, a->nbytes,
+    MPI_Gatherv(a->stream ? a->stream : &none, (int)a->own.n, MPI_BYTE, a->packed, a->nbytes,
                 a->byte_displs, MPI_BYTE, 0, a->comm);
     if (a->hrank == 0)
         restage(a, true);
@@ -264,36 +273,40 @@ static void nodeagg_free(struct nodeagg *a)
     free(a->staged);
     flat_free(a->view_ft);
     flat_free(a->mem_ft);
-    memset(a, 0, sizeof *a);
+    free(a);
 }
 
-int coll_node_begin(struct call *c, int local)
+int nodeagg_begin(struct call *c, int local)
 {
     if (!may_try(c->f))
         return local;
-    struct nodeagg *a = &c->node;
-    *a = (struct nodeagg){
-        .comm = c->f->host_comm, .v = c->v, .s0 = c->s0, .n = c->n, .mt = c->mt, .buf = c->buf};
+    struct nodeagg *a = xcalloc(1, sizeof *a);
+    if (!a) { /* share_counts' first agreement, saying no: the host fails together */
+        int ok = 0, all_ok;
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c->f->host_comm);
+        return local ? local : tacio_fail(TACIO_ENOMEM, "out of memory");
+    }
+    *a = (struct nodeagg){.comm = c->f->host_comm, .own = c->a, .buf = c->buf};
     MPI_Comm_rank(a->comm, &a->hrank);
     MPI_Comm_size(a->comm, &a->hsize);
     int rc = local ? local : local_part(c, a);
     bool any_failed = true;
     int shared = share_counts(a, rc != 0, &any_failed);
     rc = rc ? rc : shared;
-    if (rc || any_failed || !wanted(c, a)) { /* a failure is agreed in coll_plan */
+    if (rc || any_failed || !wanted(c, a)) { /* a failure is agreed in the plan */
         nodeagg_free(a);
         return rc;
     }
     enum verdict v = gather_pieces(a, c->f->rank, &rc);
     if (v == LEADER_FAILED && !rc)
-        rc = exec_fail_class(MPI_ERR_OTHER, "the host's leader failed to gather its pieces");
+        rc = tacio_fail(TACIO_EIO, "the host's leader failed to gather its pieces");
     if (v != GO) {
         nodeagg_free(a);
         return rc;
     }
     if (c->is_write)
         ship_data(a);
-    a->active = true;
+    c->node = a;
     swap_in(c, a);
     if (a->hrank == 0) {
         c->node_aggregated = 1;
@@ -302,10 +315,10 @@ int coll_node_begin(struct call *c, int local)
     return 0;
 }
 
-int coll_node_end(struct call *c, int rc)
+int nodeagg_end(struct call *c, int rc)
 {
-    struct nodeagg *a = &c->node;
-    if (!a->active)
+    struct nodeagg *a = c->node;
+    if (!a)
         return rc;
     swap_out(c, a);
     if (!rc && !c->is_write) { /* the collective's result is agreed: all go on or none */
@@ -313,10 +326,11 @@ int coll_node_end(struct call *c, int rc)
             restage(a, false);
         static char none;
         MPI_Scatterv(a->packed, a->nbytes, a->byte_displs, MPI_BYTE, a->stream ? a->stream : &none,
-                     (int)a->n, MPI_BYTE, 0, a->comm);
+                     (int)a->own.n, MPI_BYTE, 0, a->comm);
         if (a->copy)
-            flat_scatter(a->mt, a->buf, 0, a->n, a->copy);
+            flat_scatter(a->own.mt, a->buf, 0, a->own.n, a->copy);
     }
     nodeagg_free(a);
+    c->node = NULL;
     return rc;
 }

@@ -18,34 +18,19 @@ struct tacio_hints {
     int64_t cb_nodes;          /* 0: ROMIO's default, every entry of the cb_config_list */
     int64_t cb_buffer_size;    /* bytes an aggregator holds per round */
     char cb_config_list[1024]; /* ROMIO's grammar (cbconfig.c) */
-    /* romio_cb_write, romio_cb_read: enable (always collective buffering),
-     * disable (independent I/O), automatic (independent when every piece is
-     * at least ind_min_piece bytes, collective otherwise) */
-    char cb_write[12], cb_read[12];
-    int64_t ind_min_piece;
-    /* tacio_pipeline: enable, disable, automatic (pipelined when an FD
-     * needs more than one round) */
-    char pipeline[12];
-    /* tacio_node_aggregation: enable, disable, auto (a host's ranks hand
-     * their access to its leader when the job spans real hosts and their
-     * pieces average under node_agg_piece bytes; 0, the default: never) */
-    char node_aggregation[8];
-    int64_t node_agg_piece;
-    int64_t striping_unit; /* 0: unset */
+    int64_t striping_unit;     /* 0: unset */
     int64_t striping_factor;
     char strategy[32];
     int64_t msg_ind;       /* mccio: leaf size of the partition tree */
     int64_t mem_min;       /* mccio: free memory a host needs to host an aggregator */
     int64_t aggs_per_host; /* mccio: N_ah */
     int64_t msg_group;     /* mccio: aggregation group size; 0: one group */
-    char solver[8];        /* auto, flow, dense */
+    int solver;            /* SOLVER_* */
     /* auto's cost model, bytes/s and seconds */
     double bw_link, bw_uplink, bw_agg_io, bw_host_io, bw_fs, latency;
-    /* the MPI engine's: virtual hosts, the network, a cap on free memory */
-    int64_t ranks_per_node; /* 0: real hosts */
-    char topology[256];     /* "": one switch */
-    int64_t mem_per_node;   /* 0: no cap */
 };
+
+enum { SOLVER_AUTO, SOLVER_FLOW, SOLVER_DENSE };
 
 /* A file domain: contiguous [start, end), or with unit > 0 the stripes
  * [start + k*stride, start + k*stride + unit) within [start, end). */
@@ -159,12 +144,20 @@ const struct tacio_strategy *strategy_find(const char *name);
 const char *strategy_names(void);
 
 /* hints */
-/* ROMIO's and tacio's keys; the MPI engine ignores others, as ROMIO does. */
-bool hint_is_known(const char *key);
+struct opt_def;
+/* The planner's hint of that key, or NULL. */
+const struct opt_def *hints_find(const char *key);
+/* ROMIO's keys the planner leaves to the engine or the MPI library. */
+bool hints_is_passthrough(const char *key);
 int hints_copy(const struct tacio_hints *h, struct tacio_hints **out);
-/* Every hint of the table as "key=value key=value ...": what ranks must
- * agree on, and what TACIO_PRINT_HINTS shows. */
-int hints_format(const struct tacio_hints *h, char *buf, size_t cap);
+/* *h at the defaults (for hints held by value). */
+int hints_defaults(struct tacio_hints *h);
+/* The planner's keys beginning with prefix (NULL: all), comma-separated,
+ * appended to buf. */
+void hints_keys(const char *prefix, char *buf, size_t cap);
+/* Every hint of the table as "key=value key=value ...", appended at buf +
+ * *len: what ranks must agree on, and what TACIO_PRINT_HINTS shows. */
+int hints_format(const struct tacio_hints *h, char *buf, size_t cap, size_t *len);
 
 /* partitions */
 int partition_fixed(const struct plan_ctx *ctx, struct partition *out);

@@ -44,6 +44,20 @@ int flat_append_repeat(struct flat_builder *b, const struct flat *t, int64_t bas
     return 0;
 }
 
+static uint64_t mix(uint64_t h, int64_t v)
+{
+    h ^= (uint64_t)v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h * 0xBF58476D1CE4E5B9ull;
+}
+
+static uint64_t flat_hash(const struct flat *f)
+{
+    uint64_t h = mix(mix(mix(0, f->n), f->lb), f->extent);
+    for (int64_t i = 0; i < f->n; i++)
+        h = mix(mix(h, f->off[i]), f->len[i]);
+    return h;
+}
+
 int flat_finish(struct flat_builder *b, int64_t lb, int64_t extent, struct flat **out)
 {
     struct flat *f = malloc(sizeof *f);
@@ -67,9 +81,21 @@ int flat_finish(struct flat_builder *b, int64_t lb, int64_t extent, struct flat 
             f->monotonic = false;
     }
     f->size = cum[f->n];
+    f->hash = flat_hash(f);
+    f->refs = 1;
     memset(b, 0, sizeof *b);
     *out = f;
     return 0;
+}
+
+bool flat_equal(const struct flat *a, const struct flat *b)
+{
+    if (a == b)
+        return true;
+    if (!a || !b || a->hash != b->hash || a->n != b->n || a->lb != b->lb || a->extent != b->extent)
+        return false;
+    size_t bytes = sizeof(int64_t) * (size_t)a->n;
+    return !memcmp(a->off, b->off, bytes) && !memcmp(a->len, b->len, bytes);
 }
 
 void flat_free(struct flat *f)
@@ -80,6 +106,17 @@ void flat_free(struct flat *f)
     free(f->len);
     free(f->cum);
     free(f);
+}
+
+void flat_hold(struct flat *f)
+{
+    __atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
+}
+
+void flat_release(struct flat *f)
+{
+    if (f && __atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        flat_free(f);
 }
 
 int flat_copy(const struct flat *src, struct flat **out)
@@ -116,7 +153,7 @@ int64_t flat_offset_of(const struct flat *f, int64_t s)
 /* One byte, tiled: the view of a rank that accesses nothing, so the
  * pattern's per-rank queries never look into an empty filetype. */
 static int64_t byte_zero = 0, byte_one = 1, byte_cum[2] = {0, 1};
-static const struct flat byte_flat = {1, &byte_zero, &byte_one, byte_cum, 1, 0, 1, true};
+static const struct flat byte_flat = {1, &byte_zero, &byte_one, byte_cum, 1, 0, 1, true, 0, 1};
 
 static int64_t flat_span(const struct flat *ft)
 {

@@ -21,7 +21,12 @@ struct flat {
     int64_t size; /* cum[n]: bytes of data in one instance */
     int64_t lb, extent;
     bool monotonic; /* offsets nondecreasing and extents disjoint: usable as a filetype */
+    uint64_t hash;  /* of the extents, lb and extent: equal flats hash equal */
+    int refs;       /* holders (flat_hold / flat_release); flat_finish makes one */
 };
+/* Whether two flats describe the same typemap (the hash first, then the
+ * extents themselves). */
+bool flat_equal(const struct flat *a, const struct flat *b);
 
 /* Growable builder: append() merges with the previous extent when adjacent. */
 struct flat_builder {
@@ -35,6 +40,9 @@ int flat_append_repeat(struct flat_builder *b, const struct flat *t, int64_t bas
 /* Seal: prefix sums, monotonic flag; lb and extent are the caller's. */
 int flat_finish(struct flat_builder *b, int64_t lb, int64_t extent, struct flat **out);
 void flat_free(struct flat *f);
+/* Shared flats: one more holder, or one fewer (the last frees it). */
+void flat_hold(struct flat *f);
+void flat_release(struct flat *f);
 int flat_copy(const struct flat *src, struct flat **out);
 
 /* Offset (relative to the origin of tile 0) of stream byte s. */

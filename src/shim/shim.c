@@ -18,6 +18,7 @@ struct shimfile {
     MPI_File fh;
     tacio_file_t tf;
     bool native; /* the current view's datarep is "native" */
+    int esize;   /* the view's etype size: the pointer moves in etypes */
     struct shimfile *next;
 };
 
@@ -25,10 +26,16 @@ static struct shimfile *files;
 static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER; /* MPI_THREAD_MULTIPLE */
 static _Thread_local int depth; /* re-entry guard: MPI calling MPI_File_* itself */
 
+/* TACIO_DISABLE, read once: a collective asks at every call. */
+static int disable_env = -1;
+
 static bool disabled(void)
 {
-    const char *e = getenv("TACIO_DISABLE");
-    return depth > 0 || (e && *e && strcmp(e, "0"));
+    if (disable_env < 0) {
+        const char *e = getenv("TACIO_DISABLE");
+        disable_env = e && *e && strcmp(e, "0");
+    }
+    return depth > 0 || disable_env;
 }
 
 /* A file's entry stays valid while its handle is open: only MPI_File_close,
@@ -78,6 +85,7 @@ TACIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_
     }
     s->fh = *fh;
     s->native = true;
+    s->esize = 1;
     pthread_mutex_lock(&files_lock);
     s->next = files;
     files = s;
@@ -105,6 +113,10 @@ TACIO_API int MPI_File_close(MPI_File *fh)
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
+/* The MPI library sees the view first, and agrees on it as it does; tacio
+ * then takes the same view (tacio_file_adopt_view), never refusing one the
+ * library took: what tacio cannot serve fails the next collective on every
+ * rank instead. So the two never hold different views. */
 TACIO_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
                                 MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
@@ -115,36 +127,16 @@ TACIO_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype
     s->native = !datarep || !strcmp(datarep, "native");
     if (!s->native)
         return rc; /* MPI serves this view's data conversion */
+    MPI_Type_size(etype, &s->esize);
     depth++;
-    rc = tacio_file_set_view(s->tf, disp, etype, filetype, "native", info);
+    rc = tacio_file_adopt_view(s->tf, disp, etype, filetype, "native", info);
     depth--;
     return rc;
 }
 
-static void free_if_derived(MPI_Datatype *t)
-{
-    int ni, na, nd, comb;
-    MPI_Type_get_envelope(*t, &ni, &na, &nd, &comb);
-    if (comb != MPI_COMBINER_NAMED)
-        MPI_Type_free(t);
-}
-
-/* Move MPI's individual pointer past count elements of dt (in etypes). */
-static int advance_pointer(MPI_File fh, MPI_Offset pos, MPI_Count count, MPI_Datatype dt)
-{
-    MPI_Datatype et, ft;
-    MPI_Offset disp;
-    char rep[MPI_MAX_DATAREP_STRING];
-    int size, esize;
-    PMPI_File_get_view(fh, &disp, &et, &ft, rep);
-    MPI_Type_size(dt, &size);
-    MPI_Type_size(et, &esize);
-    free_if_derived(&et);
-    free_if_derived(&ft);
-    return PMPI_File_seek(fh, pos + (MPI_Offset)count * size / esize, MPI_SEEK_SET);
-}
-
-/* A collective through tacio, at `at` or at MPI's individual pointer. */
+/* A collective through tacio, at `at` or at MPI's individual pointer,
+ * which then moves past the bytes transferred (a read stops at the end of
+ * the file, and so does the pointer, as in ROMIO). */
 static int via_tacio(struct shimfile *s, const MPI_Offset *at, void *buf, MPI_Count count,
                      MPI_Datatype dt, MPI_Status *st, bool write)
 {
@@ -152,11 +144,17 @@ static int via_tacio(struct shimfile *s, const MPI_Offset *at, void *buf, MPI_Co
     int rc = at ? MPI_SUCCESS : PMPI_File_get_position(s->fh, &pos);
     if (rc != MPI_SUCCESS)
         return rc;
+    MPI_Status mine;
+    MPI_Status *use = st == MPI_STATUS_IGNORE ? &mine : st;
     depth++;
-    rc = write ? tacio_file_write_at_all(s->tf, at ? *at : pos, buf, count, dt, st)
-               : tacio_file_read_at_all(s->tf, at ? *at : pos, buf, count, dt, st);
+    rc = write ? tacio_file_write_at_all(s->tf, at ? *at : pos, buf, count, dt, use)
+               : tacio_file_read_at_all(s->tf, at ? *at : pos, buf, count, dt, use);
     depth--;
-    return rc == MPI_SUCCESS && !at ? advance_pointer(s->fh, pos, count, dt) : rc;
+    if (rc != MPI_SUCCESS || at)
+        return rc;
+    MPI_Count bytes = 0;
+    MPI_Get_elements_x(use, MPI_BYTE, &bytes);
+    return PMPI_File_seek(s->fh, pos + (MPI_Offset)bytes / s->esize, MPI_SEEK_SET);
 }
 
 TACIO_API int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dt,

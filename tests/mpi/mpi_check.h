@@ -17,6 +17,7 @@ struct engine_case {
     int tiles;
     bool last_rank_empty; /* the last rank (of several) accesses no byte */
     bool independent;     /* extra_hints make the calls independent I/O */
+    bool any_path;        /* extra_hints leave the choice to the engine (automatic) */
     bool unpipelined;     /* extra_hints say tacio_pipeline=disable */
     bool node_aggregated; /* extra_hints enable intra-node aggregation */
     int (*make_type)(int rank, int p, MPI_Datatype *ft, MPI_Offset *disp);

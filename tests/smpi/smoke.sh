@@ -20,8 +20,8 @@ ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
 command -v smpicc >/dev/null || { echo "FAIL: smpicc not found (scripts/install-deps.sh installs libsimgrid-dev)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-smpicc -O2 -std=gnu11 -DTACIO_JOBS_INLINE -DTACIO_SMPI -I"$src/include" -I"$src/src" \
-    -o "$work/smpibench" "$src/bench/smpi/smpibench.c" "$src"/src/exec/*.c "$src"/src/base/*.c \
+smpicc -O2 -std=gnu11 -I"$src/include" -I"$src/src" \
+    -o "$work/smpibench" "$src/bench/smpi/smpibench.c" "$src"/src/exec/*.c "$src"/src/exec/backend/simgrid.c "$src"/src/base/*.c \
     "$src"/src/plan/*.c "$src"/src/plan/strategies/*.c "$src"/src/topo/*.c -lm -lpthread \
     >"$work/build.log" 2>&1 || { cat "$work/build.log"; echo "FAIL: smpicc"; exit 1; }
 

@@ -10,9 +10,9 @@
 static bool use_flow(const struct plan_ctx *ctx, bool latp)
 {
     const struct tacio_topo *t = ctx->topo;
-    if (!strcmp(ctx->h->solver, "dense"))
+    if (ctx->h->solver == SOLVER_DENSE)
         return false;
-    if (!strcmp(ctx->h->solver, "flow"))
+    if (ctx->h->solver == SOLVER_FLOW)
         return true;
     return topo_has_tree(t) && (latp || t->uniform_depth);
 }

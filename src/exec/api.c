@@ -1,0 +1,319 @@
+/* tacio_file_*: the file API. Every result inside the engine is 0 or a
+ * TACIO_E* code; here, at the boundary, it becomes an MPI error code. */
+#include "tacio.h"
+
+#include "agree.h"
+#include "backend.h"
+#include "coll.h"
+#include "fault.h"
+#include "hosts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Automatic independent I/O takes a run of at least this many bytes as
+ * long enough to write from its owner: in one page cache (one machine, a
+ * local file system) a pwrite costs about a memcpy, and measured here
+ * (bench/io, README "Independent I/O") independent I/O beat collective
+ * buffering from runs of about 1 KiB; on a file system of many clients
+ * collective buffering pays far longer (ROMIO buffers any interleaving). */
+#define PAGE_CACHE_MIN_PIECE 2048
+#define SHARED_FS_MIN_PIECE (256 << 10)
+
+/* Hints must be the same everywhere (a mismatch must not hang, mpich issue
+ * 5604): one agreement on their digest, with this rank's result. */
+static int agree_hints(MPI_Comm comm, uint64_t digest, int local)
+{
+    int64_t v[2] = {(int64_t)digest, ~(int64_t)digest};
+    int rc = agree_max(comm, local, v, 2);
+    if (!rc && v[0] != ~v[1]) /* max(d) == ~max(~d) only when every d is equal */
+        rc = tacio_fail(TACIO_EINVAL, "hints differ across ranks (every rank must pass the same "
+                                      "cb_*, striping_* and tacio_* values; "
+                                      "TACIO_PRINT_HINTS=1 shows rank 0's)");
+    return rc;
+}
+
+static int open_flags(int amode)
+{
+    int flags = (amode & MPI_MODE_RDONLY) ? O_RDONLY : O_RDWR; /* writes may read-modify-write */
+    if (amode & MPI_MODE_CREATE)
+        flags |= O_CREAT;
+    if (amode & MPI_MODE_EXCL)
+        flags |= O_EXCL;
+    return flags;
+}
+
+static int check_amode(int amode)
+{
+    int access =
+        !!(amode & MPI_MODE_RDONLY) + !!(amode & MPI_MODE_WRONLY) + !!(amode & MPI_MODE_RDWR);
+    if (access != 1)
+        return tacio_fail(TACIO_EAMODE, "amode needs exactly one of RDONLY, WRONLY, RDWR");
+    if ((amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
+        return tacio_fail(TACIO_EAMODE, "RDONLY cannot be combined with CREATE or EXCL");
+    if (amode & MPI_MODE_SEQUENTIAL)
+        return tacio_fail(TACIO_EUNSUPPORTED, "MPI_MODE_SEQUENTIAL is not supported");
+    return 0;
+}
+
+/* Rank 0 creates the file, then the others open it. */
+static int open_posix(struct tacio_file *f)
+{
+    int flags = open_flags(f->amode), err = 0, local = 0;
+    if (f->rank == 0) {
+        f->fd = (err = fault_check("open", 0)) ? -1 : open(f->path, flags, 0644);
+        if (f->fd < 0)
+            local = fail_errno(err ? err : errno, "open(%s)", f->path);
+    }
+    int rc = agree(f->comm, local);
+    if (rc)
+        return rc;
+    if (f->rank != 0) {
+        f->fd =
+            (err = fault_check("open", f->rank)) ? -1 : open(f->path, flags & ~(O_CREAT | O_EXCL));
+        if (f->fd < 0)
+            local = fail_errno(err ? err : errno, "open(%s)", f->path);
+    }
+    return agree(f->comm, local);
+}
+
+/* The run length automatic independent I/O takes as long enough: the hint,
+ * else by where the file lives (rank 0's view of it, for all). */
+static void set_min_piece(struct tacio_file *f, bool one_machine)
+{
+    int page_cache = f->rank == 0 && backend_page_cache(f->fd);
+    MPI_Bcast(&page_cache, 1, MPI_INT, 0, f->comm);
+    f->min_piece = f->hints.ind_min_piece;
+    if (!f->min_piece)
+        f->min_piece = page_cache && one_machine ? PAGE_CACHE_MIN_PIECE : SHARED_FS_MIN_PIECE;
+}
+
+/* TACIO_PRINT_HINTS=1: the effective hints once per file on rank 0, as
+ * ROMIO_PRINT_HINTS does; a clamped cb_nodes is reported, not an error. */
+static void print_hints(const struct tacio_file *f)
+{
+    const char *env = getenv("TACIO_PRINT_HINTS");
+    if (f->rank != 0 || !env || !*env || !strcmp(env, "0"))
+        return;
+    const struct tacio_hints *h = &f->hints.core;
+    struct plan_ctx ctx = {NULL, f->topo, h, 0, 0, NULL, NULL, 1};
+    int *list, offered = ranklist_count(&ctx, 0), naggs = romio_ranklist(&ctx, &list);
+    char all[4096];
+    hints_text(&f->hints, all, sizeof all);
+    printf("tacio: %s: aggregators=%d hosts=%d", f->path, naggs, f->topo->nused_hosts);
+    for (int i = 0; i < naggs && i < 16; i++)
+        printf("%s%d", i ? "," : " ranks=", list[i]);
+    printf("%s", naggs > 16 ? ",..." : "");
+    if (naggs >= 0)
+        free(list);
+    if (h->cb_nodes > offered)
+        printf(" (cb_nodes=%lld clamped to the %d ranks cb_config_list offers)",
+               (long long)h->cb_nodes, offered);
+    if (cb_config_ranklist(f->topo, h->cb_config_list, 0, &list) == 0)
+        printf(" (no host answers to cb_config_list=%s: *:1 used)", h->cb_config_list);
+    free(list);
+    printf(" independent_min_run=%lld %s\n", (long long)f->min_piece, all);
+    fflush(stdout);
+}
+
+/* Everything after the hints: the hosts, the host's communicator, the file,
+ * the default view. */
+static int open_rest(struct tacio_file *f)
+{
+    int rc = hosts_discover(f->comm, &f->hints, &f->topo);
+    if (!rc) /* intra-node aggregation's communicator: ranks by (virtual) host */
+        rc = MPI_Comm_split(f->comm, f->topo->rank_host[f->rank], f->rank, &f->host_comm)
+                 ? tacio_fail(TACIO_ECOMM, "cannot split the file's communicator by host")
+                 : 0;
+    bool one_machine = !rc && hosts_one_machine(f->comm);
+    if (!rc)
+        rc = open_posix(f);
+    if (!rc)
+        set_min_piece(f, one_machine);
+    if (!rc)
+        rc = agree(f->comm, view_install(f, 0, MPI_BYTE, MPI_BYTE));
+    return rc;
+}
+
+int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, tacio_file_t *fh)
+{
+    fault_arm();
+    struct tacio_file *f = xcalloc(1, sizeof *f);
+    int local = f ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    MPI_Comm dup = MPI_COMM_NULL;
+    *fh = NULL;
+    MPI_Comm_dup(comm, &dup); /* a rank without f still takes part in every collective below */
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    if (f) {
+        f->fd = -1;
+        f->host_comm = MPI_COMM_NULL;
+        f->comm = dup;
+        MPI_Comm_rank(comm, &f->rank);
+        MPI_Comm_size(comm, &f->nprocs);
+        f->amode = amode;
+        f->path = strdup(path ? path : "");
+        local = f->path ? check_amode(amode) : tacio_fail(TACIO_ENOMEM, "out of memory");
+        local = local ? local : hints_from(NULL, info, &f->hints);
+        f->digest = hints_digest(&f->hints);
+        const char *stats = getenv("TACIO_STATS");
+        f->stats_path = stats && *stats ? strdup(stats) : NULL;
+    }
+    int rc = agree_hints(dup, f ? f->digest : 0, local);
+    rc = rc ? rc : open_rest(f);
+    if (rc) {
+        if (f)
+            ofile_free(f);
+        else
+            MPI_Comm_free(&dup);
+        return api_result(rc);
+    }
+    print_hints(f);
+    *fh = f;
+    return MPI_SUCCESS;
+}
+
+int tacio_file_close(tacio_file_t *fh)
+{
+    if (!fh || !*fh)
+        return MPI_ERR_FILE;
+    struct tacio_file *f = *fh;
+    int local = 0;
+    if (f->fd >= 0 && close(f->fd) != 0)
+        local = fail_errno(errno, "close(%s)", f->path);
+    f->fd = -1;
+    int rc = agree(f->comm, local);
+    if (!rc && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0)
+        unlink(f->path);
+    MPI_Barrier(f->comm);
+    ofile_free(f);
+    *fh = NULL;
+    return api_result(rc);
+}
+
+/* The view's checks that need no other rank: its data representation and
+ * its info's hints (*h, and their digest: the file's own when the info
+ * changes nothing, which a loop setting a view per call with
+ * MPI_INFO_NULL does), then the view itself. */
+static int view_local(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype,
+                      MPI_Datatype filetype, const char *datarep, MPI_Info info,
+                      struct exec_hints *h, uint64_t *digest)
+{
+    *digest = f->digest;
+    if (datarep && strcmp(datarep, "native"))
+        return tacio_fail(TACIO_EDATAREP, "datarep '%s': tacio supports \"native\" only", datarep);
+    int rc = info == MPI_INFO_NULL ? 0 : hints_from(&f->hints, info, h);
+    if (!rc && info != MPI_INFO_NULL && memcmp(h, &f->hints, sizeof *h))
+        *digest = hints_digest(h);
+    return rc ? rc : view_install(f, disp, etype, filetype);
+}
+
+static void take_hints(struct tacio_file *f, MPI_Info info, const struct exec_hints *h,
+                       uint64_t digest)
+{
+    if (info != MPI_INFO_NULL && digest != f->digest) {
+        f->hints = *h;
+        f->digest = digest;
+    }
+}
+
+int tacio_file_set_view(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                        const char *datarep, MPI_Info info)
+{
+    if (!f)
+        return MPI_ERR_FILE;
+    struct exec_hints h;
+    uint64_t digest;
+    int local = view_local(f, disp, etype, filetype, datarep, info, &h, &digest);
+    int rc = agree_hints(f->comm, digest, local);
+    if (!rc)
+        take_hints(f, info, &h, digest);
+    return api_result(rc);
+}
+
+int tacio_file_adopt_view(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype,
+                          MPI_Datatype filetype, const char *datarep, MPI_Info info)
+{
+    if (!f)
+        return MPI_ERR_FILE;
+    struct exec_hints h;
+    uint64_t digest;
+    int rc = view_local(f, disp, etype, filetype, datarep, info, &h, &digest);
+    f->view.err = rc;
+    if (rc) /* every access fails with it, agreed, until the next view */
+        snprintf(f->view.errmsg, sizeof f->view.errmsg, "the view set last: %s",
+                 tacio_last_error());
+    else
+        take_hints(f, info, &h, digest);
+    return MPI_SUCCESS;
+}
+
+int tacio_file_seek(tacio_file_t f, MPI_Offset offset, int whence)
+{
+    if (!f)
+        return MPI_ERR_FILE;
+    MPI_Offset base = whence == MPI_SEEK_SET ? 0 : whence == MPI_SEEK_CUR ? f->fp : -1;
+    if (base < 0 || base + offset < 0)
+        return api_result(
+            tacio_fail(TACIO_EINVAL, "seek to a negative position or with whence %d", whence));
+    f->fp = base + offset;
+    return MPI_SUCCESS;
+}
+
+int tacio_file_get_position(tacio_file_t f, MPI_Offset *offset)
+{
+    if (!f)
+        return MPI_ERR_FILE;
+    *offset = f->fp;
+    return MPI_SUCCESS;
+}
+
+int tacio_file_get_stats(tacio_file_t f, struct tacio_stats *out)
+{
+    if (!f)
+        return MPI_ERR_FILE;
+    if (!out || out->size < sizeof out->size)
+        return api_result(tacio_fail(TACIO_EINVAL, "struct tacio_stats: size is not set "
+                                                   "(TACIO_STATS_INIT sets it)"));
+    size_t size = out->size < sizeof *out ? out->size : sizeof *out;
+    memcpy((char *)out + sizeof out->size, (const char *)&f->last + sizeof out->size,
+           size - sizeof out->size);
+    return MPI_SUCCESS;
+}
+
+static int collective(tacio_file_t f, bool at, MPI_Offset off, void *buf, MPI_Count count,
+                      MPI_Datatype dt, MPI_Status *st, bool write)
+{
+    if (!f)
+        return MPI_ERR_FILE;
+    int64_t bytes = 0;
+    int rc = coll_run(f, at, off, buf, count, dt, write, &bytes);
+    if (!rc && st != MPI_STATUS_IGNORE)
+        MPI_Status_set_elements_x(st, MPI_BYTE, bytes);
+    return api_result(rc);
+}
+
+int tacio_file_write_all(tacio_file_t f, const void *buf, MPI_Count count, MPI_Datatype dt,
+                         MPI_Status *st)
+{
+    return collective(f, false, 0, (void *)buf, count, dt, st, true);
+}
+
+int tacio_file_read_all(tacio_file_t f, void *buf, MPI_Count count, MPI_Datatype dt, MPI_Status *st)
+{
+    return collective(f, false, 0, buf, count, dt, st, false);
+}
+
+int tacio_file_write_at_all(tacio_file_t f, MPI_Offset off, const void *buf, MPI_Count count,
+                            MPI_Datatype dt, MPI_Status *st)
+{
+    return collective(f, true, off, (void *)buf, count, dt, st, true);
+}
+
+int tacio_file_read_at_all(tacio_file_t f, MPI_Offset off, void *buf, MPI_Count count,
+                           MPI_Datatype dt, MPI_Status *st)
+{
+    return collective(f, true, off, buf, count, dt, st, false);
+}

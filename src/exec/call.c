@@ -1,0 +1,128 @@
+#include "call.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The stats table (tacio.h) as rows: the JSON line and the reductions walk it. */
+struct stat_row {
+    const char *key;
+    size_t off;
+    bool is_double;
+    enum tacio_stat_scope scope;
+};
+
+#define STAT_ROW(type, field, key, scope)                                                          \
+    {key, offsetof(struct tacio_stats, field),                                                     \
+     _Generic(((struct tacio_stats *)0)->field, double                                             \
+              : true, default                                                                      \
+              : false),                                                                            \
+     scope},
+static const struct stat_row rows[] = {TACIO_STATS_FIELDS(STAT_ROW)};
+#undef STAT_ROW
+#define NROWS (sizeof rows / sizeof *rows)
+
+static int64_t *row_i64(struct tacio_stats *s, const struct stat_row *r)
+{
+    return (int64_t *)((char *)s + r->off);
+}
+
+/* What the call counts that the stats report as maxima over ranks. */
+static void peaks_to_stats(const struct call *c, struct tacio_stats *s)
+{
+    s->meta_bytes = c->meta_peak;
+    s->peak_buffer_bytes = c->staged_peak;
+    s->node_aggregated = c->node_aggregated;
+}
+
+void peaks_get(const struct call *c, int64_t v[NPEAKS])
+{
+    struct tacio_stats s;
+    peaks_to_stats(c, &s);
+    int k = 0;
+    for (size_t i = 0; i < NROWS && k < NPEAKS; i++)
+        if (rows[i].scope == TACIO_STAT_MAX)
+            v[k++] = *row_i64(&s, &rows[i]);
+}
+
+void peaks_set(struct call *c, const int64_t v[NPEAKS])
+{
+    struct tacio_stats s;
+    int k = 0;
+    for (size_t i = 0; i < NROWS && k < NPEAKS; i++)
+        if (rows[i].scope == TACIO_STAT_MAX)
+            *row_i64(&s, &rows[i]) = v[k++];
+    c->meta_peak = s.meta_bytes;
+    c->staged_peak = s.peak_buffer_bytes;
+    c->node_aggregated = s.node_aggregated;
+}
+
+int call_agree_last(struct call *c, int local)
+{
+    int64_t peaks[NPEAKS];
+    peaks_get(c, peaks);
+    int rc = agree_max(c->f->comm, local, peaks, NPEAKS);
+    peaks_set(c, peaks);
+    c->peaks_agreed = true;
+    return rc;
+}
+
+/* The plan's figures, or the independent call's. */
+static void plan_stats(const struct sched *s, struct tacio_stats *st)
+{
+    st->independent = s->independent;
+    st->bytes = s->indep_bytes;
+    if (!s->plan)
+        return;
+    const struct metrics *m = &s->plan->m;
+    st->bytes = m->total_bytes;
+    st->shuffle_bytes = m->shuffle_bytes;
+    st->offnode_bytes = m->offnode_bytes;
+    st->hop_bytes = m->hop_bytes;
+    st->max_link_load = m->max_link_load;
+    st->naggs = m->naggs;
+    st->buffer_bytes = m->max_agg_mem;
+    st->rounds = s->rounds;
+    st->steps = s->nsteps;
+    st->pipelined = s->pipelined;
+}
+
+static void stats_json(const struct tacio_stats *s, int nprocs, FILE *out)
+{
+    fprintf(out, "{\"op\":\"%s\",\"strategy\":\"%s\",\"procs\":%d", s->op, s->strategy, nprocs);
+    for (size_t i = 0; i < NROWS; i++) {
+        const void *v = (const char *)s + rows[i].off;
+        if (rows[i].is_double)
+            fprintf(out, ",\"%s\":%.6f", rows[i].key, *(const double *)v);
+        else
+            fprintf(out, ",\"%s\":%lld", rows[i].key, (long long)*(const int64_t *)v);
+    }
+    fprintf(out, "}\n");
+}
+
+void stats_record(struct call *c)
+{
+    static const char *const ops[2][2] = {{"read_all", "read_at_all"},
+                                          {"write_all", "write_at_all"}};
+    struct tacio_stats *s = &c->f->last;
+    memset(s, 0, sizeof *s);
+    s->size = sizeof *s;
+    strcpy(s->op, ops[c->is_write][c->at]);
+    memcpy(s->strategy, c->f->hints.core.strategy, sizeof s->strategy);
+    s->st1_access = c->t[ST_ACCESS];
+    s->st2_plan = c->t[ST_PLAN];
+    s->st3_route = c->t[ST_ROUTE];
+    s->st4_shuffle = c->t[ST_SHUFFLE];
+    s->st5_io = c->t[ST_IO];
+    s->total = backend_clock() - c->t0;
+    if (c->s)
+        plan_stats(c->s, s);
+    s->reused = c->reused;
+    peaks_to_stats(c, s);
+    const char *path = c->f->stats_path;
+    FILE *out = path && c->f->rank == 0 ? fopen(path, "a") : NULL;
+    if (out) {
+        stats_json(s, c->f->nprocs, out);
+        fclose(out);
+    }
+}

@@ -1,0 +1,73 @@
+/* One collective call's state, below every stage: the call's arguments and
+ * access, the schedule it runs, what it holds (metadata, staged data) and
+ * the time each stage took; and the statistics it leaves on the file. */
+#ifndef TACIO_EXEC_CALL_H
+#define TACIO_EXEC_CALL_H
+
+#include "access.h"
+#include "agree.h"
+#include "backend.h"
+
+/* The stages, as the stats name them. */
+enum stage { ST_ACCESS, ST_PLAN, ST_ROUTE, ST_SHUFFLE, ST_IO, NSTAGES };
+
+struct nodeagg;
+
+struct call {
+    struct tacio_file *f;
+    bool is_write, at;
+    char *buf; /* the user's buffer */
+    struct access a;
+    struct sched *s;   /* what runs: the file's kept schedule (reused) or a new one */
+    struct sched stub; /* the new one when none could be allocated (the call fails) */
+    bool reused;
+    int64_t did; /* bytes this rank already moved on its own (the independent fast path) */
+    /* where this rank's own reads met the end of the file (INT64_MAX: they
+     * did not); a read served by aggregators asks the file instead */
+    int64_t eof;
+    bool own_io; /* this rank's data moved by its own I/O (independent) */
+    /* planning (cplan.c) */
+    int plan_rc;     /* this rank's first failure while planning, not yet agreed */
+    int peer_failed; /* rank 0: planning stopped because another rank failed */
+    struct crow row; /* this rank's row of C for the partition asked last */
+    /* held now and at most: metadata, staged data (stats) */
+    int64_t meta, meta_peak, staged, staged_peak;
+    int64_t node_aggregated; /* this rank led its host's access */
+    bool peaks_agreed;       /* the last round's agreement took the maxima */
+    struct nodeagg *node;    /* intra-node aggregation's state, when it ran */
+    double t[NSTAGES];
+    double t0;
+};
+
+static inline void meta_add(struct call *c, int64_t bytes)
+{
+    c->meta += bytes;
+    c->meta_peak = max64(c->meta_peak, c->meta);
+}
+
+static inline void staged_add(struct call *c, int64_t bytes)
+{
+    c->staged += bytes;
+    c->staged_peak = max64(c->staged_peak, c->staged);
+}
+
+/* Time spent since t0 goes to stage st; returns now. */
+static inline double stage_add(struct call *c, enum stage st, double t0)
+{
+    double now = backend_clock();
+    c->t[st] += now - t0;
+    return now;
+}
+
+/* The call's stats that are maxima over ranks, as the array an agreement
+ * reduces with MPI_MAX (exec_agree_max). */
+enum { NPEAKS = 3 };
+void peaks_get(const struct call *c, int64_t v[NPEAKS]);
+void peaks_set(struct call *c, const int64_t v[NPEAKS]);
+/* The agreement that ends a call, taking the peaks along. */
+int call_agree_last(struct call *c, int local);
+
+/* The file's stats from a call that succeeded, and the TACIO_STATS line. */
+void stats_record(struct call *c);
+
+#endif

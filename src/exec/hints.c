@@ -1,0 +1,168 @@
+#include "hints.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define FIELD(f) OPT_FIELD(struct exec_hints, f)
+#define SIZE(key, f, min, dflt)                                                                    \
+    {                                                                                              \
+        key, OPT_SIZE, FIELD(f), min, dflt, NULL, NULL                                             \
+    }
+#define TRISTATE(key, f)                                                                           \
+    {                                                                                              \
+        key, OPT_CHOICE, FIELD(f), 0, "automatic", opt_tristate, NULL                              \
+    }
+
+static const struct opt_def defs[] = {
+    TRISTATE("romio_cb_write", cb_write),
+    TRISTATE("romio_cb_read", cb_read),
+    SIZE("tacio_ind_min_piece", ind_min_piece, 1, NULL),
+    TRISTATE("tacio_pipeline", pipeline),
+    TRISTATE("tacio_node_aggregation", node_aggregation),
+    /* 0: automatic never gathers; nothing measured here paid (README) */
+    SIZE("tacio_node_agg_piece", node_agg_piece, 0, "0"),
+    SIZE("tacio_ranks_per_node", ranks_per_node, 1, NULL),
+    {"tacio_topology", OPT_TEXT, FIELD(topology), 0, NULL, NULL, NULL},
+    SIZE("tacio_mem_per_node", mem_per_node, 1, NULL),
+};
+static const struct opt_table table = {defs, sizeof defs / sizeof *defs};
+
+/* One key: the engine's, the planner's, ROMIO's that tacio leaves to the MPI
+ * library (ignored), or an unknown tacio_ key (an error: a typo must not go
+ * unnoticed). Other keys belong to the MPI library or to libraries above it
+ * (PnetCDF's nc_*), as in ROMIO. */
+static int set_one(struct exec_hints *h, const char *key, const char *value)
+{
+    const struct opt_def *d = opts_find(&table, key);
+    if (d)
+        return opts_set(d, h, value);
+    if (hints_find(key) || hints_is_passthrough(key))
+        return tacio_hints_set(&h->core, key, value);
+    if (strncmp(key, "tacio_", 6))
+        return 0;
+    char names[1000] = "";
+    hints_keys("tacio_", names, sizeof names);
+    opts_keys(&table, "tacio_", names, sizeof names);
+    return tacio_fail(TACIO_EINVAL, "unknown hint '%s'; tacio's are %s", key, names);
+}
+
+/* A ROMIO_HINTS-style file: "key value" lines, '#' comments. */
+static int apply_file(struct exec_hints *h, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return tacio_fail(TACIO_EIO, "cannot open the hints file '%s'", path);
+    char line[1024];
+    int rc = 0, lineno = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        char key[256], val[768];
+        strip_comment(line);
+        int n = sscanf(line, "%255s %767s", key, val);
+        if (n == 1)
+            rc = tacio_fail(TACIO_EINVAL, "%s:%d: expected 'key value'", path, lineno);
+        else if (n == 2)
+            rc = set_one(h, key, val);
+    }
+    fclose(f);
+    return rc;
+}
+
+/* Whether the text at s starts a new TACIO_HINTS item: "key=" with a key
+ * that has an underscore, as every MPI-IO hint does (tacio_*, cb_*,
+ * romio_*, striping_*). A comma followed by anything else belongs to the
+ * value before it: "tacio_topology=tree:racks=2,nodes=3,cores=2" is one
+ * item, whose spec has commas of its own. */
+static bool starts_item(const char *s)
+{
+    size_t key = strcspn(s, "=,");
+    return s[key] == '=' && memchr(s, '_', key) != NULL;
+}
+
+/* TACIO_HINTS=key=value,key=value: hints that are not the MPI library's. */
+static int apply_env(struct exec_hints *h)
+{
+    const char *env = getenv("TACIO_HINTS");
+    if (!env || !*env)
+        return 0;
+    char *copy = strdup(env);
+    int rc = copy ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (char *kv = copy; kv && *kv && !rc;) {
+        char *end = kv + strcspn(kv, ",");
+        while (*end && !starts_item(end + 1)) /* a comma inside the value */
+            end += 1 + strcspn(end + 1, ",");
+        char *next = *end ? end + 1 : NULL, *eq = strchr(kv, '=');
+        *end = '\0';
+        if (!eq)
+            rc = *kv ? tacio_fail(TACIO_EINVAL, "TACIO_HINTS item '%s' is not key=value", kv) : 0;
+        else {
+            *eq = '\0';
+            rc = set_one(h, kv, eq + 1);
+        }
+        kv = next;
+    }
+    free(copy);
+    return rc;
+}
+
+static int apply_info(struct exec_hints *h, MPI_Info info)
+{
+    int nkeys = 0, rc = 0;
+    if (info == MPI_INFO_NULL)
+        return 0;
+    MPI_Info_get_nkeys(info, &nkeys);
+    for (int i = 0; i < nkeys && !rc; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        MPI_Info_get_nthkey(info, i, key);
+        MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
+        if (flag)
+            rc = set_one(h, key, val);
+    }
+    return rc;
+}
+
+static int defaults(struct exec_hints *h)
+{
+    memset(h, 0, sizeof *h);
+    int rc = hints_defaults(&h->core);
+    return rc ? rc : opts_defaults(&table, h);
+}
+
+int hints_from(const struct exec_hints *base, MPI_Info info, struct exec_hints *out)
+{
+    int rc = 0;
+    if (base)
+        *out = *base;
+    else
+        rc = defaults(out);
+    const char *files[] = {getenv("ROMIO_HINTS"), getenv("TACIO_HINTS_FILE")};
+    for (int i = 0; i < 2 && !rc && !base; i++)
+        if (files[i] && *files[i])
+            rc = apply_file(out, files[i]);
+    if (!rc && !base)
+        rc = apply_env(out);
+    if (!rc)
+        rc = apply_info(out, info);
+    if (!rc && out->core.cb_buffer_size > (1 << 30))
+        rc = tacio_fail(TACIO_ERANGE, "cb_buffer_size above 1 GiB is not supported");
+    return rc;
+}
+
+int hints_text(const struct exec_hints *h, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    int rc = hints_format(&h->core, buf, cap, &len);
+    return rc ? rc : opts_format(&table, h, buf, cap, &len);
+}
+
+uint64_t hints_digest(const struct exec_hints *h)
+{
+    char buf[4096];
+    hints_text(h, buf, sizeof buf);
+    uint64_t d = 1469598103934665603ull; /* FNV-1a */
+    for (const char *c = buf; *c; c++)
+        d = (d ^ (uint8_t)*c) * 1099511628211ull;
+    return d;
+}

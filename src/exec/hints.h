@@ -1,0 +1,41 @@
+/* The engine's hints: the planner's (struct tacio_hints) and its own, which
+ * only an MPI run has a use for (independent I/O, pipelining, intra-node
+ * aggregation, the run-time topology), from the hints files, TACIO_HINTS
+ * and the program's MPI_Info. */
+#ifndef TACIO_EXEC_HINTS_H
+#define TACIO_EXEC_HINTS_H
+
+#include "../base/options.h"
+#include "../plan/plan.h"
+
+#include <mpi.h>
+
+struct exec_hints {
+    struct tacio_hints core; /* the planner's */
+    /* ROMIO's romio_cb_write / romio_cb_read: OPT_ENABLE (always collective
+     * buffering), OPT_DISABLE (independent I/O), OPT_AUTOMATIC (decided per
+     * call: README "Independent I/O") */
+    int cb_write, cb_read;
+    int64_t ind_min_piece; /* automatic: a run shorter than this needs buffering; 0: the
+                              file system's default (io_min_piece) */
+    int pipeline;          /* tacio_pipeline: OPT_ENABLE, OPT_DISABLE, OPT_AUTOMATIC */
+    /* tacio_node_aggregation: a host's ranks hand their access to its
+     * leader; OPT_AUTOMATIC when the job spans real hosts and their pieces
+     * average under node_agg_piece bytes (0, the default: never) */
+    int node_aggregation;
+    int64_t node_agg_piece;
+    int64_t ranks_per_node; /* 0: real hosts */
+    char topology[256];     /* "": one switch */
+    int64_t mem_per_node;   /* 0: no cap */
+};
+
+/* Lowest to highest precedence: the defaults, the hints files (ROMIO_HINTS,
+ * TACIO_HINTS_FILE), TACIO_HINTS, info; with a base (a file's hints), only
+ * info goes over it. */
+int hints_from(const struct exec_hints *base, MPI_Info info, struct exec_hints *out);
+/* A digest of every hint's value: what ranks compare. */
+uint64_t hints_digest(const struct exec_hints *h);
+/* Every hint as "key=value key=value ..." (TACIO_PRINT_HINTS). */
+int hints_text(const struct exec_hints *h, char *buf, size_t cap);
+
+#endif

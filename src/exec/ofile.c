@@ -1,0 +1,75 @@
+#include "ofile.h"
+
+#include "flatten.h"
+
+#include <unistd.h>
+
+void view_release(struct fview *v)
+{
+    flat_release(v->ft);
+    v->ft = NULL;
+}
+
+/* Any filetype is taken: what an access may do with it is checked by each
+ * access (view_access), as MPI's rules are about the accessed typemap; so
+ * is a negative displacement (an access below offset 0 fails). */
+int view_install(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype)
+{
+    struct fview v = {disp, 0, NULL, 0, ""};
+    int esize = 0, rc = flatten_type(filetype, &v.ft);
+    if (!rc && MPI_Type_size(etype, &esize) != MPI_SUCCESS)
+        rc = tacio_fail(TACIO_ETYPE, "the view's etype is not a valid datatype");
+    if (!rc && (esize <= 0 || v.ft->size % esize))
+        rc =
+            tacio_fail(TACIO_EINVAL, "the filetype's size %lld is not a multiple of the etype's %d",
+                       (long long)v.ft->size, esize);
+    if (rc)
+        return rc;
+    flat_hold(v.ft);
+    view_release(&f->view);
+    v.etype_size = esize;
+    f->view = v;
+    f->fp = 0;
+    return 0;
+}
+
+char *slot_window(struct tacio_file *f, int k, int64_t n)
+{
+    struct slot_mem *s = &f->slot[k];
+    if (n > s->win_cap) {
+        free(s->win);
+        s->win_cap = 0;
+        if (!(s->win = malloc((size_t)n)))
+            return NULL;
+        s->win_cap = n;
+    }
+    return s->win;
+}
+
+void cache_drop(struct tacio_file *f)
+{
+    for (int d = 0; d < 2; d++) {
+        sched_free(f->cache[d]);
+        f->cache[d] = NULL;
+    }
+}
+
+void ofile_free(struct tacio_file *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    view_release(&f->view);
+    tacio_topo_free(f->topo);
+    if (f->host_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&f->host_comm);
+    if (f->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&f->comm);
+    cache_drop(f);
+    for (int k = 0; k < 2; k++) {
+        arena_release(&f->slot[k].msgs);
+        free(f->slot[k].win);
+    }
+    free(f->path);
+    free(f->stats_path);
+    free(f);
+}

@@ -1,0 +1,66 @@
+/* An open file: what lives from open to close. The communicators, the
+ * descriptor, the hints and the run-time topology; the view and the
+ * individual file pointer; the buffers every call reuses (a round's
+ * messages, its windows); and per direction the schedule of the last call,
+ * which the next call of the same shape runs again. */
+#ifndef TACIO_EXEC_OFILE_H
+#define TACIO_EXEC_OFILE_H
+
+#include "tacio.h"
+
+#include "arena.h"
+#include "hints.h"
+#include "sched.h"
+
+#include <mpi.h>
+
+struct fview {
+    MPI_Offset disp;
+    int64_t etype_size;
+    struct flat *ft; /* the filetype's, held: the program may free its type */
+    /* a view the engine could not take where the MPI library took it (the
+     * shim's set_view): every access fails with it, on every rank */
+    int err;
+    char errmsg[400];
+};
+
+/* Round buffers: rounds alternate between two slots, so that pipelined
+ * rounds fill one while the helper thread writes (or reads) the other. */
+struct slot_mem {
+    struct arena msgs; /* the round's messages and staged data */
+    char *win;         /* its window */
+    int64_t win_cap;
+};
+
+struct tacio_file {
+    MPI_Comm comm;
+    MPI_Comm host_comm; /* the ranks of this rank's (virtual) host */
+    int rank, nprocs;
+    int fd;
+    char *path;
+    int amode;
+    struct exec_hints hints;
+    uint64_t digest; /* hints_digest(&hints) */
+    /* automatic independent I/O: a run shorter than this needs collective
+     * buffering (tacio_ind_min_piece, else the file system's default) */
+    int64_t min_piece;
+    struct tacio_topo *topo; /* ranks placed on their (virtual) hosts */
+    struct fview view;
+    int64_t fp; /* individual file pointer, in etypes */
+    struct tacio_stats last;
+    struct slot_mem slot[2];
+    char *stats_path;       /* TACIO_STATS at open: rank 0 appends a line per call */
+    struct sched *cache[2]; /* [is_write] */
+};
+
+/* Installs a view (holding the filetype's flattening, so the caller may
+ * free its type): 0, or a failure that leaves the file's view as it was. */
+int view_install(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype);
+void view_release(struct fview *v);
+/* Window buffer of slot k, at least n bytes, kept for the next rounds. */
+char *slot_window(struct tacio_file *f, int k, int64_t n);
+/* Forgets the schedules the file kept. */
+void cache_drop(struct tacio_file *f);
+void ofile_free(struct tacio_file *f);
+
+#endif
