@@ -51,7 +51,7 @@ enum tacio_error {
 };
 
 /** Room tacio_error_string() needs in its output buffer. */
-#define TACIO_MAX_ERROR_STRING 512
+#define TACIO_MAX_ERROR_STRING 256 /* no more than either MPI's MPI_MAX_ERROR_STRING */
 /** The text of a code tacio returned: a TACIO_E* code of the plan API
  * ("invalid argument: hint cb_nodes=x is not a size; ..."), with the detail
  * of the calling thread's most recent failure when that failure had this

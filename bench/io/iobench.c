@@ -16,9 +16,12 @@
  *   ior       IOR's segmented layout: per segment one block per rank, a vector
  *   struct    rank-interleaved records of 3 doubles in 4-double slots (one
  *             double of gap), a struct resized to p slots
+ *   coarse    the cube on a 2-D process grid (MPI_Dims_create(p, 2) x 1): each
+ *             rank's rows are whole rows, runs of many rows per plane
  * Prints on rank 0, one line per direction:
  *   pattern=P op=write|read np=N bytes=B times=t1,t2,... wrong=W maxrss_kib=K
- * usage: iobench FILE PATTERN quick|full REPS */
+ *   faults_per_call=F (minor page faults of the slowest rank per timed call)
+ * usage: iobench FILE PATTERN quick|full|SIZE REPS */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -145,9 +148,19 @@ static void check(int rc, const char *what)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-static double timed(MPI_File fh, double *buf, int64_t count, int write)
+static long faults; /* minor page faults during the timed calls */
+
+static long minflt(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
+}
+
+static double timed(MPI_File fh, double *buf, int64_t count, int write, int counted)
 {
     MPI_Barrier(MPI_COMM_WORLD);
+    long f0 = minflt();
     double t0 = MPI_Wtime();
     if (write)
         check(MPI_File_write_at_all(fh, 0, buf, (int)count, MPI_DOUBLE, MPI_STATUS_IGNORE),
@@ -156,17 +169,19 @@ static double timed(MPI_File fh, double *buf, int64_t count, int write)
         check(MPI_File_read_at_all(fh, 0, buf, (int)count, MPI_DOUBLE, MPI_STATUS_IGNORE),
               "MPI_File_read_at_all");
     double t = MPI_Wtime() - t0, slowest;
+    if (counted)
+        faults += minflt() - f0;
     MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return slowest;
 }
 
 static void print_times(const struct pattern *p, const char *op, int64_t bytes, const double *t,
-                        int reps, int64_t wrong, long rss)
+                        int reps, int64_t wrong, long rss, double fpc)
 {
     printf("pattern=%s op=%s np=%d bytes=%lld times=", p->name, op, p->np, (long long)bytes);
     for (int i = 0; i < reps; i++)
         printf("%s%.6f", i ? "," : "", t[i]);
-    printf(" wrong=%lld maxrss_kib=%ld\n", (long long)wrong, rss);
+    printf(" wrong=%lld maxrss_kib=%ld faults_per_call=%.1f\n", (long long)wrong, rss, fpc);
 }
 
 int main(int argc, char **argv)
@@ -177,8 +192,8 @@ int main(int argc, char **argv)
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (!rank)
-            fprintf(stderr, "usage: iobench FILE cube|btio(q^2 ranks)|collperf|ior|struct "
-                            "quick|full REPS\n");
+            fprintf(stderr, "usage: iobench FILE cube|coarse|btio(q^2 ranks)|collperf|ior|struct "
+                            "quick|full|SIZE REPS\n");
         MPI_Finalize();
         return 2;
     }
@@ -202,9 +217,9 @@ int main(int argc, char **argv)
     for (int i = 0; i <= reps; i++) { /* i == 0 warms up: file allocated, caches primed */
         struct walk w = {buf, 0, 0, i + 1, 0};
         pieces_of(&p, fill_or_check, &w);
-        tw[i] = timed(fh, buf, count, 1);
+        tw[i] = timed(fh, buf, count, 1, i > 0);
         memset(buf, 0xff, sizeof(double) * (size_t)count);
-        tr[i] = timed(fh, buf, count, 0);
+        tr[i] = timed(fh, buf, count, 0, i > 0);
         w = (struct walk){buf, 0, 0, i + 1, 1};
         pieces_of(&p, fill_or_check, &w);
         wrong_read += w.wrong;
@@ -213,14 +228,16 @@ int main(int argc, char **argv)
     int64_t wrong_file = check_file(&p, argv[1], reps + 1), wf, wr, bytes = count * 8, total;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    long rss = ru.ru_maxrss, maxrss;
+    long rss = ru.ru_maxrss, maxrss, most_faults;
+    MPI_Reduce(&faults, &most_faults, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    double fpc = reps ? (double)most_faults / (2.0 * reps) : 0;
     MPI_Allreduce(&wrong_file, &wf, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&wrong_read, &wr, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     MPI_Reduce(&rss, &maxrss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     if (!p.rank) {
-        print_times(&p, "write", total, tw + 1, reps, wf, maxrss);
-        print_times(&p, "read", total, tr + 1, reps, wr, maxrss);
+        print_times(&p, "write", total, tw + 1, reps, wf, maxrss, fpc);
+        print_times(&p, "read", total, tr + 1, reps, wr, maxrss, fpc);
     }
     if (!p.rank)
         unlink(argv[1]);

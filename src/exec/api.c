@@ -86,9 +86,10 @@ static void set_min_piece(struct tacio_file *f, bool one_machine)
 {
     int page_cache = f->rank == 0 && backend_page_cache(f->fd);
     MPI_Bcast(&page_cache, 1, MPI_INT, 0, f->comm);
+    f->page_cache = page_cache && one_machine;
     f->min_piece = f->hints.ind_min_piece;
     if (!f->min_piece)
-        f->min_piece = page_cache && one_machine ? PAGE_CACHE_MIN_PIECE : SHARED_FS_MIN_PIECE;
+        f->min_piece = f->page_cache ? PAGE_CACHE_MIN_PIECE : SHARED_FS_MIN_PIECE;
 }
 
 /* TACIO_PRINT_HINTS=1: the effective hints once per file on rank 0, as

@@ -10,14 +10,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char spec[64]; /* TACIO_FAULT when the last file was opened; "" when unset */
 static const char *const ops[] = {"pwrite", "pread", "open", "nodeagg", "hosts", NULL};
 
+static int calls[8]; /* per op, since the last open */
+
 static int check_locked(const char *env, const char *op, int rank)
 {
-    static int calls[8];
-    static char armed[64]; /* the spec the counts belong to: a new one restarts them */
-    if (strncmp(env, armed, sizeof armed)) {
-        snprintf(armed, sizeof armed, "%s", env);
-        memset(calls, 0, sizeof calls);
-    }
     char name[16];
     int r, nth, err = EIO;
     if (sscanf(env, "%15[a-z]:%d:%d:%d", name, &r, &nth, &err) < 3 || strcmp(name, op) || r != rank)
@@ -33,6 +29,7 @@ void fault_arm(void)
     const char *env = getenv("TACIO_FAULT");
     pthread_mutex_lock(&lock);
     snprintf(spec, sizeof spec, "%s", env ? env : "");
+    memset(calls, 0, sizeof calls); /* the nth op counts from this open */
     pthread_mutex_unlock(&lock);
 }
 

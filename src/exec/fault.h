@@ -5,7 +5,8 @@
 #ifndef TACIO_EXEC_FAULT_H
 #define TACIO_EXEC_FAULT_H
 
-/* Reads TACIO_FAULT (at each open: the tests change it between files). */
+/* Reads TACIO_FAULT at each open (the tests change it between files); the
+ * nth operation counts from there. */
 void fault_arm(void);
 /* 0, or the errno to fail this operation with. */
 int fault_check(const char *op, int rank);

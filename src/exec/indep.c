@@ -3,18 +3,23 @@
 #include "window.h"
 
 #define BOUNCE_BYTES (4 << 20) /* a scattered buffer moves through this much at once */
-#define SIEVE_BYTES (4 << 20)  /* the longest stretch read-modify-written at once */
+#define SIEVE_BYTES (4 << 20)  /* the longest stretch of file read-modify-written at once */
+
+/* A system call costs about as much as moving this many bytes through the
+ * page cache (window.c's rule): sieve a stretch when its holes cost less. */
+#define CALL_BYTES 16384
 
 struct indep {
     struct call *c;
     char *bounce;
-    struct piece_list chunk; /* sieving: the pieces of the current stretch */
+    char *stretch; /* sieving: the stretch's bytes, from `from` */
+    int64_t from;
 };
 
-static char *bounce(struct indep *in, int64_t n)
+static char *bounce(struct indep *in)
 {
     if (!in->bounce)
-        in->bounce = arena_alloc(&in->c->f->slot[0].msgs, max64(n, BOUNCE_BYTES));
+        in->bounce = arena_alloc(&in->c->f->slot[0].msgs, BOUNCE_BYTES);
     return in->bounce;
 }
 
@@ -27,7 +32,7 @@ static int one_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
     char *run = flat_run(c->a.mt, c->buf, spos - c->a.s0, len);
     if (run)
         return io_call(c->f, run, len, off, c->is_write, &c->eof);
-    if (!bounce(in, BOUNCE_BYTES))
+    if (!bounce(in))
         return tacio_fail(TACIO_ENOMEM, "out of memory");
     for (int64_t done = 0; done < len;) {
         int64_t n = min64(len - done, BOUNCE_BYTES);
@@ -43,60 +48,63 @@ static int one_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
     return 0;
 }
 
-/* A stretch of pieces: sieved through the bounce buffer when its holes are
- * cheaper than its calls, else piece by piece. */
-static int flush(struct indep *in)
-{
-    struct call *c = in->c;
-    struct piece_list *p = &in->chunk;
-    if (!p->n)
-        return 0;
-    const struct piece *last = &p->p[p->n - 1];
-    struct fdom_ranges w = {.lo = {p->p[0].off}, .hi = {last->off + last->len}, .n = 1};
-    struct span sp;
-    window_spans(&w, p, true, &sp);
-    int rc = 0;
-    char *buf = sp.sieve ? bounce(in, window_bytes(&w)) : NULL;
-    if (sp.sieve && !buf)
-        rc = tacio_fail(TACIO_ENOMEM, "out of memory");
-    else if (!sp.sieve)
-        for (int64_t i = 0; i < p->n && !rc; i++)
-            rc = one_piece(p->p[i].off, p->p[i].len, p->p[i].spos, in);
-    else if (c->is_write) {
-        rc = span_io(c->f, &w, &sp, p, buf, false, true, NULL); /* the holes first */
-        for (int64_t i = 0; i < p->n && !rc; i++)
-            flat_gather(c->a.mt, c->buf, p->p[i].spos - c->a.s0, p->p[i].len,
-                        buf + wpos(&w, p->p[i].off));
-        rc = rc ? rc : span_io(c->f, &w, &sp, p, buf, true, false, NULL);
-    } else {
-        rc = span_io(c->f, &w, &sp, p, buf, false, false, &c->eof);
-        for (int64_t i = 0; i < p->n && !rc; i++)
-            flat_scatter(c->a.mt, c->buf, p->p[i].spos - c->a.s0, p->p[i].len,
-                         buf + wpos(&w, p->p[i].off));
-    }
-    p->n = p->bytes = 0;
-    return rc;
-}
-
-/* Sieving: pieces gather into stretches of at most SIEVE_BYTES of file. */
-static int sieve_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
+/* One piece between the user's buffer and the stretch's bytes: with a
+ * contiguous memory type (the common case) one small copy. */
+static int stretch_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
 {
     struct indep *in = ctx;
-    int rc = 0;
-    if (in->chunk.n && off + len - in->chunk.p[0].off > SIEVE_BYTES)
-        rc = flush(in);
-    return rc ? rc : piece_push(off, len, spos, &in->chunk);
+    const struct call *c = in->c;
+    const struct flat *mt = c->a.mt;
+    char *at = in->stretch + (off - in->from);
+    int64_t s = spos - c->a.s0;
+    if (mt->n == 1 && mt->len[0] == mt->extent) { /* dense: stream positions are addresses */
+        char *mem = c->buf + mt->off[0] + s;
+        copy_bytes(c->is_write ? at : mem, c->is_write ? mem : at, (size_t)len);
+    } else if (c->is_write)
+        flat_gather(mt, c->buf, s, len, at);
+    else
+        flat_scatter(mt, c->buf, s, len, at);
+    return 0;
+}
+
+/* The stretch [lo, hi) of this rank's span: its pieces counted from the
+ * view's structure; sieved when its holes cost less than its calls (read
+ * whole, pieces copied out; or holes read, pieces copied in, written
+ * whole), else piece by piece. */
+static int stretch_io(struct indep *in, int64_t lo, int64_t hi)
+{
+    struct call *c = in->c;
+    const struct access *a = &c->a;
+    int64_t np, bytes, s1 = a->s0 + a->n;
+    view_count(&a->v, a->s0, s1, lo, hi, &np, &bytes);
+    if (!bytes)
+        return 0;
+    int64_t first = view_offset_of(&a->v, max64(a->s0, view_bytes_below(&a->v, lo)));
+    int64_t last = view_offset_of(&a->v, min64(s1, view_bytes_below(&a->v, hi)) - 1) + 1;
+    int64_t holes = last - first - bytes;
+    if (np < 2 || np * CALL_BYTES <= 2 * holes)
+        return view_walk(&a->v, a->s0, s1, lo, hi, one_piece, in);
+    if (!bounce(in))
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    in->stretch = in->bounce;
+    in->from = first;
+    int rc = io_call(c->f, in->stretch, last - first, first, false, c->is_write ? NULL : &c->eof);
+    rc = rc ? rc : view_walk(&a->v, a->s0, s1, lo, hi, stretch_piece, in);
+    return rc || !c->is_write ? rc : io_call(c->f, in->stretch, last - first, first, true, NULL);
 }
 
 int indep_run(struct call *c)
 {
-    struct indep in = {c, NULL, {0}};
+    struct indep in = {.c = c};
     double t0 = backend_clock();
     c->own_io = c->a.n > 0; /* a host's other ranks (nodeagg) were served by its leader */
-    int rc = access_walk(&c->a, c->s->sieve ? sieve_piece : one_piece, &in);
-    if (!rc && c->s->sieve)
-        rc = flush(&in);
-    free(in.chunk.p);
+    int64_t lo, hi;
+    access_span(&c->a, &lo, &hi);
+    int rc = 0;
+    if (!c->s->sieve)
+        rc = access_walk(&c->a, one_piece, &in);
+    for (int64_t at = lo; c->s->sieve && at < hi && !rc; at += SIEVE_BYTES)
+        rc = stretch_io(&in, at, min64(hi, at + SIEVE_BYTES));
     arena_reset(&c->f->slot[0].msgs);
     stage_add(c, ST_IO, t0);
     return rc;

@@ -6,9 +6,26 @@
 
 #define TAG_META 7410
 
+/* This rank's pieces and bytes in a window, from its view's structure
+ * (view_count) rather than a walk: ranges that touch are one range, as the
+ * walk merges the pieces that meet across them. */
+static void window_counts(const struct access *a, const struct fdom_ranges *w, int64_t *np,
+                          int64_t *bytes)
+{
+    *np = *bytes = 0;
+    for (int k = 0; k < w->n && a->n > 0;) {
+        int64_t lo = w->lo[k], hi = w->hi[k], p, b;
+        while (++k < w->n && w->lo[k] == hi)
+            hi = w->hi[k];
+        view_count(&a->v, a->s0, a->s0 + a->n, lo, hi, &p, &b);
+        *np += p;
+        *bytes += b;
+    }
+}
+
 /* The rounds of FD j in which this rank has data: per round its pieces and
  * bytes, trimmed to [first, last] round with any. */
-static int link_fill(const struct call *c, struct link *l, struct piece_list *tmp)
+static int link_fill(const struct call *c, struct link *l)
 {
     int64_t nr = sched_fd_rounds(c->s, l->fd), first = -1, last = -1;
     l->np = malloc(sizeof(int64_t) * (size_t)(nr + 1));
@@ -18,12 +35,8 @@ static int link_fill(const struct call *c, struct link *l, struct piece_list *tm
     for (int64_t r = 0; r < nr; r++) {
         struct fdom_ranges w;
         sched_round_window(c->s, l->fd, r, &w);
-        int rc = access_pieces(&c->a, &w, tmp);
-        if (rc)
-            return rc;
-        l->np[r] = tmp->n;
-        l->bytes[r] = tmp->bytes;
-        if (tmp->bytes) {
+        window_counts(&c->a, &w, &l->np[r], &l->bytes[r]);
+        if (l->bytes[r]) {
             first = first < 0 ? r : first;
             last = r;
         }
@@ -54,13 +67,11 @@ int links_out(struct call *c)
 
 static int fill_links_out(struct call *c)
 {
-    struct piece_list tmp = {0};
     int rc = 0;
     for (int k = 0; !rc && k < c->s->nout; k++) {
-        rc = link_fill(c, &c->s->out[k], &tmp);
+        rc = link_fill(c, &c->s->out[k]);
         meta_add(c, 32 + 16 * c->s->out[k].nr);
     }
-    free(tmp.p);
     return rc;
 }
 

@@ -1,9 +1,10 @@
-/* st3 links: who exchanges what in which round. Each rank walks its own
- * access once per round window of every FD it feeds and tells that FD's
- * aggregator, in one message, how many pieces and bytes it has in each
- * round. From then on both sides know every message's size. The links are
- * the schedule's (c->s->out, c->s->in): a call that reuses the schedule
- * skips this stage. */
+/* st3 links: who exchanges what in which round. Each rank counts its own
+ * pieces and bytes in every round window of every FD it feeds, from its
+ * view's structure (O(log n) a window: view_count; the rounds check each
+ * count against the pieces they walk), and tells that FD's aggregator, in
+ * one message, how many it has in each round. From then on both sides know every message's size.
+ * The links are the schedule's (c->s->out, c->s->in): a call that reuses the schedule skips this
+ * stage. */
 #ifndef TACIO_EXEC_LINKS_H
 #define TACIO_EXEC_LINKS_H
 

@@ -44,6 +44,7 @@ struct tacio_file {
     /* automatic independent I/O: a run shorter than this needs collective
      * buffering (tacio_ind_min_piece, else the file system's default) */
     int64_t min_piece;
+    bool page_cache;         /* one machine, a local file system: every rank reads one page cache */
     struct tacio_topo *topo; /* ranks placed on their (virtual) hosts */
     struct fview view;
     int64_t fp; /* individual file pointer, in etypes */

@@ -246,7 +246,7 @@ static void window_copy(const struct window *win, const int64_t *hdr, int64_t np
     for (int64_t q = 0, pos = 0; q < np; pos += hdr[2 * q + 1], q++) {
         char *at = win->buf + wpos(&win->w, hdr[2 * q]);
         size_t len = (size_t)hdr[2 * q + 1];
-        memcpy(into_window ? at : staged + pos, into_window ? staged + pos : at, len);
+        copy_bytes(into_window ? at : staged + pos, into_window ? staged + pos : at, len);
     }
 }
 
@@ -524,6 +524,7 @@ static int write_round(struct call *c, int64_t r, int local)
     double t0 = backend_clock();
     if (!local && c->s->my_fd >= 0)
         local = window_open(c, s, r);
+    t0 = stage_add(c, ST_ROUTE, t0); /* laying out the window from the pairs */
     if (!local && s->win.buf)
         local = span_io(c->f, &s->win.w, s->win.sp, &s->win.all, s->win.buf, false, true, NULL);
     stage_add(c, ST_IO, t0);
@@ -622,8 +623,10 @@ static int read_round(struct call *c, int64_t r, int local)
     struct slot *s = &rs->s[r % 2];
     if (r < rounds) {
         local = exchange_headers(c, s, r, local);
+        double t0 = backend_clock();
         if (!local && c->s->my_fd >= 0)
             local = window_open(c, s, r);
+        stage_add(c, ST_ROUTE, t0); /* laying out the window from the pairs */
         if (!local)
             window_io_start(s, lag);
         if (!lag)

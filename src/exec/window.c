@@ -6,6 +6,8 @@
 
 int64_t wpos(const struct fdom_ranges *w, int64_t off)
 {
+    if (w->n == 1) /* an FD of one range: every window but a striped FD's */
+        return off - w->lo[0];
     int64_t base = 0;
     for (int k = 0; k < w->n; k++) {
         if (off < w->hi[k])

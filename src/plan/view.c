@@ -257,6 +257,69 @@ int view_walk(const struct view *v, int64_t s0, int64_t s1, int64_t lo, int64_t 
     return 0;
 }
 
+/* Extent instances (tile t's extent e is instance t * n + e, in stream and
+ * file order alike) of the filetype, relative to the view's displacement. */
+
+/* Extents of one tile whose position pos[e] (ends or starts, increasing) is
+ * below y (strictly when strict), y taken inside the tile. */
+static int64_t extents_below(const struct flat *f, int64_t y, bool ends, bool strict)
+{
+    int64_t a = 0, b = f->n; /* the first e whose position is not below y */
+    while (a < b) {
+        int64_t m = a + (b - a) / 2, pos = f->off[m] + (ends ? f->len[m] : 0);
+        if (strict ? pos < y : pos <= y)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+}
+
+/* Instances whose end is <= y (ends) or whose start is < y (starts). Tile
+ * t's are all below when t * extent + its last position is; the next
+ * tile's are counted in it (the tiles never overlap: view_access). */
+static int64_t instances_below(const struct flat *f, int64_t y, bool ends)
+{
+    int64_t last = f->off[f->n - 1] + (ends ? f->len[f->n - 1] : 0);
+    int64_t room = ends ? y - last : y - last - 1;
+    int64_t full = room >= 0 ? room / f->extent + 1 : 0;
+    return full * f->n + extents_below(f, y - full * f->extent, ends, !ends);
+}
+
+/* Instances whose stream bytes end at or below s (ends), or begin below s. */
+static int64_t instances_in_stream(const struct flat *f, int64_t s, bool ends)
+{
+    int64_t t = s / f->size, r = s % f->size, a = 0, b = f->n;
+    while (a < b) { /* extents with cum[e + 1] <= r (ends) or cum[e] < r */
+        int64_t m = a + (b - a) / 2;
+        if (ends ? f->cum[m + 1] <= r : f->cum[m] < r)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return t * f->n + a;
+}
+
+void view_count(const struct view *v, int64_t s0, int64_t s1, int64_t lo, int64_t hi,
+                int64_t *pieces, int64_t *bytes)
+{
+    const struct flat *f = v->ft;
+    *pieces = *bytes = 0;
+    if (s0 >= s1 || lo >= hi)
+        return;
+    int64_t below_lo = max64(s0, min64(s1, view_bytes_below(v, lo)));
+    int64_t below_hi = max64(s0, min64(s1, view_bytes_below(v, hi)));
+    *bytes = below_hi - below_lo;
+    if (*bytes <= 0)
+        return;
+    int64_t first = max64(instances_below(f, lo - v->disp, true), instances_in_stream(f, s0, true));
+    int64_t end = min64(instances_below(f, hi - v->disp, false), instances_in_stream(f, s1, false));
+    *pieces = max64(0, end - first);
+    bool joined = f->off[f->n - 1] + f->len[f->n - 1] == f->extent + f->off[0];
+    if (joined && *pieces > 1) /* each tile's first instance in range after `first` continues */
+        *pieces -= (end - 1) / f->n - first / f->n;
+}
+
 static void flat_copy_bytes(const struct flat *mt, char *base, int64_t s, int64_t len, char *buf,
                             bool to_mem)
 {
@@ -264,7 +327,7 @@ static void flat_copy_bytes(const struct flat *mt, char *base, int64_t s, int64_
         return;
     if (flat_dense(mt)) {
         char *p = base + flat_offset_of(mt, s);
-        memcpy(to_mem ? p : buf, to_mem ? buf : p, (size_t)len);
+        copy_bytes(to_mem ? p : buf, to_mem ? buf : p, (size_t)len);
         return;
     }
     int64_t tile = s / mt->size, r = s % mt->size, i = extent_at(mt, r);
@@ -273,9 +336,9 @@ static void flat_copy_bytes(const struct flat *mt, char *base, int64_t s, int64_
         char *p = base + tile * mt->extent + mt->off[i] + into;
         int64_t n = min64(mt->len[i] - into, len);
         if (to_mem)
-            memcpy(p, buf, (size_t)n);
+            copy_bytes(p, buf, (size_t)n);
         else
-            memcpy(buf, p, (size_t)n);
+            copy_bytes(buf, p, (size_t)n);
         buf += n;
         len -= n;
         into = 0;

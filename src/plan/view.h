@@ -75,6 +75,13 @@ typedef int (*piece_fn)(int64_t off, int64_t len, int64_t spos, void *ctx);
 int view_walk(const struct view *v, int64_t s0, int64_t s1, int64_t lo, int64_t hi, piece_fn fn,
               void *ctx);
 
+/* What view_walk(v, s0, s1, lo, hi) would give, counted from the view's
+ * structure in O(log n) instead of walked: the pieces (touching ones in the
+ * file and the stream merged, as a walk that merges them yields) and their
+ * bytes. */
+void view_count(const struct view *v, int64_t s0, int64_t s1, int64_t lo, int64_t hi,
+                int64_t *pieces, int64_t *bytes);
+
 /* Copy between a typed memory buffer (memtype tiled from base) and a packed
  * stream: len bytes starting at stream position s. */
 void flat_gather(const struct flat *mt, const char *base, int64_t s, int64_t len, char *dst);

@@ -150,11 +150,57 @@ static void test_view_access(void)
     flat_free(f);
 }
 
+/* Pieces as the engine's walk yields them: touching ones (in the file and
+ * the stream) merged. */
+struct merged {
+    int64_t pieces, bytes, end, send;
+};
+
+static int count_merged(int64_t off, int64_t len, int64_t spos, void *ctx)
+{
+    struct merged *m = ctx;
+    if (!m->pieces || off != m->end || spos != m->send)
+        m->pieces++;
+    m->bytes += len;
+    m->end = off + len;
+    m->send = spos + len;
+    return 0;
+}
+
+/* view_count against the walk, on random views (some whose tiles join into
+ * one run, some with the extent at its least), streams and file ranges. */
+static void test_view_count(void)
+{
+    uint64_t st = 23;
+    for (int iter = 0; iter < 20000; iter++) {
+        struct flat *f = random_flat(&st, true);
+        int64_t span = f->off[f->n - 1] + f->len[f->n - 1] - f->off[0];
+        int kind = (int)(rng_next(&st) % 3);
+        if (kind == 0) /* tiles that join: the next tile's first extent continues */
+            f->extent = span;
+        else if (kind == 1)
+            f->extent = span + (int64_t)(rng_next(&st) % 7);
+        struct view v = {(int64_t)(rng_next(&st) % 50), f};
+        int64_t s0 = (int64_t)(rng_next(&st) % (4 * f->size));
+        int64_t s1 = s0 + (int64_t)(rng_next(&st) % (6 * f->size + 1));
+        int64_t lo = (int64_t)(rng_next(&st) % (8 * f->extent + 60)) - 5;
+        int64_t hi = lo + (int64_t)(rng_next(&st) % (6 * f->extent + 10));
+        struct merged m = {0};
+        view_walk(&v, s0, s1, lo, hi, count_merged, &m);
+        int64_t pieces, bytes;
+        view_count(&v, s0, s1, lo, hi, &pieces, &bytes);
+        CHECK_EQ(bytes, m.bytes);
+        CHECK_EQ(pieces, m.pieces);
+        flat_free(f);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
         check_set_data_dir(argv[1]);
     test_views();
+    test_view_count();
     test_memory_streams();
     test_view_access();
     return check_report("test_view");

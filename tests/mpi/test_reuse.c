@@ -1,0 +1,310 @@
+/* Kept schedules and the automatic choice of independent I/O.
+ *
+ * A loop of calls whose every rank has the same access shape, shifted by
+ * one common amount, reuses the first call's schedule (stats: reused=1);
+ * a rank whose shape changes, or a shift that is not common, makes a new
+ * one; an error inside a reused call (an injected EIO, a negative offset on
+ * one rank, hints that diverge through set_view) comes back on every rank
+ * with the same class and the cause, nobody hangs, and the next calls work.
+ * Every written byte is checked with POSIX reads and every read buffer
+ * against what was written; bytes outside the requests keep their values.
+ * Then the automatic choice: independent I/O where no rank's span reaches
+ * into another's or every run is long, collective buffering otherwise.
+ *
+ * usage: test_reuse DIR */
+#include "mpi_check.h"
+
+#include <string.h>
+
+static int rank, p;
+static const char *dir;
+
+/* Record k of a loop: rank r's piece lies at base + (k * p + r) * rec. */
+struct loop {
+    const char *name;
+    int64_t rec, len; /* record stride per rank, bytes written in it */
+    int calls;
+    const char *hints;
+};
+
+static unsigned char byte_of(int call, int r, int64_t i)
+{
+    return (unsigned char)(call * 31 + r * 7 + i + 1);
+}
+
+static int64_t at_of(const struct loop *l, int call, int r)
+{
+    return ((int64_t)call * p + r) * l->rec;
+}
+
+static tacio_file_t open_file(const char *path, const char *hints)
+{
+    MPI_Info info = make_info("romio", hints);
+    tacio_file_t fh = NULL;
+    int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    check_that(rc == MPI_SUCCESS, "open %s failed", path);
+    MPI_Info_free(&info);
+    return fh;
+}
+
+static struct tacio_stats stats_of(tacio_file_t fh)
+{
+    struct tacio_stats st = TACIO_STATS_INIT;
+    tacio_file_get_stats(fh, &st);
+    return st;
+}
+
+static void prefill(const char *path, int64_t n)
+{
+    if (rank == 0) {
+        unsigned char *b = malloc((size_t)n);
+        for (int64_t x = 0; x < n; x++)
+            b[x] = prefill_of(x);
+        check_that(posix_write_file(path, b, n) == 0, "cannot prefill %s", path);
+        free(b);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* The file after a loop: each call's records, prefill elsewhere. */
+static void check_loop_file(const struct loop *l, const char *path, int64_t size)
+{
+    if (rank != 0)
+        return;
+    unsigned char *got = malloc((size_t)size);
+    int64_t bad = 0;
+    check_that(posix_read_file(path, got, size) == 0, "%s: cannot read back", l->name);
+    for (int64_t x = 0; x < size; x++) {
+        int64_t rec = x / l->rec, in = x % l->rec;
+        int call = (int)(rec / p), r = (int)(rec % p);
+        unsigned char want = in < l->len && call < l->calls ? byte_of(call, r, in) : prefill_of(x);
+        bad += got[x] != want;
+    }
+    check_that(bad == 0, "%s: %lld bytes of the file wrong", l->name, (long long)bad);
+    free(got);
+}
+
+/* A loop of write_at_all calls, then of read_at_all: every call after the
+ * first reuses the schedule, and what is read is what was written. */
+static void loop_case(const struct loop *l)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/reuse_%s.dat", dir, l->name);
+    int64_t size = at_of(l, l->calls, 0) + 500;
+    prefill(path, size);
+    tacio_file_t fh = open_file(path, l->hints);
+    unsigned char *buf = malloc((size_t)l->len);
+    for (int op = 0; op < 2 && fh; op++) {
+        int reused = 0;
+        for (int k = 0; k < l->calls; k++) {
+            for (int64_t i = 0; op == 0 && i < l->len; i++)
+                buf[i] = byte_of(k, rank, i);
+            int rc = op == 0 ? tacio_file_write_at_all(fh, at_of(l, k, rank), buf, l->len, MPI_BYTE,
+                                                       MPI_STATUS_IGNORE)
+                             : tacio_file_read_at_all(fh, at_of(l, k, rank), buf, l->len, MPI_BYTE,
+                                                      MPI_STATUS_IGNORE);
+            check_that(rc == MPI_SUCCESS, "%s call %d failed", l->name, k);
+            reused += stats_of(fh).reused > 0;
+            int64_t bad = 0;
+            for (int64_t i = 0; op == 1 && i < l->len; i++)
+                bad += buf[i] != byte_of(k, rank, i);
+            check_that(bad == 0, "%s: read %d returned %lld wrong bytes", l->name, k,
+                       (long long)bad);
+        }
+        check_that(reused == l->calls - 1, "%s %s: %d of %d calls reused the schedule", l->name,
+                   op ? "read" : "write", reused, l->calls - 1);
+    }
+    free(buf);
+    if (fh)
+        tacio_file_close(&fh);
+    check_loop_file(l, path, size);
+}
+
+/* A shape that changes on one rank, and a shift that is not common: new
+ * schedules, right data, and reuse again once the shapes settle. */
+static void changing_shapes(const char *hints, const char *what)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/reuse_change.dat", dir);
+    const int64_t rec = 512;
+    prefill(path, rec * p * 12 + 500);
+    tacio_file_t fh = open_file(path, hints);
+    unsigned char buf[512];
+    /* reused? per call: call 2's last rank writes less (new), call 3 is back
+     * (new again), call 4 moves rank 0 alone by 8 bytes (new), call 5 is
+     * back in step (new: rank 0's shift from call 4 is not the others'),
+     * call 6 follows (reused). One rank has only common shifts, but the
+     * collective plan's FDs move by whole stripes (striping_unit 512) only. */
+    int expect[] = {0, 1, 0, 0, 0, 0, 1};
+    for (int k = 0; k < 7 && fh; k++) {
+        int64_t len = k == 2 && rank == p - 1 ? 200 : 300;
+        int64_t at = ((int64_t)k * p + rank) * rec;
+        if (k == 4 && rank == 0)
+            at += 8;
+        memset(buf, (int)(k * 13 + rank + 1), sizeof buf);
+        int rc = tacio_file_write_at_all(fh, at, buf, len, MPI_BYTE, MPI_STATUS_IGNORE);
+        check_that(rc == MPI_SUCCESS, "%s: call %d failed", what, k);
+        unsigned char back[512];
+        int fd_ok = 0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        rc = tacio_file_read_at_all(fh, at, back, len, MPI_BYTE, MPI_STATUS_IGNORE);
+        fd_ok = rc == MPI_SUCCESS && !memcmp(back, buf, (size_t)len);
+        check_that(fd_ok, "%s: call %d did not read back what it wrote", what, k);
+        bool checked = p > 1 || k < 2 || k == 6;
+        check_that(!checked || stats_of(fh).reused == expect[k],
+                   "%s: call %d reused=%lld, expected %d", what, k, (long long)stats_of(fh).reused,
+                   expect[k]);
+    }
+    if (fh)
+        tacio_file_close(&fh);
+}
+
+static void expect_error(const char *what, int rc, int cls, const char *substr)
+{
+    char msg[TACIO_MAX_ERROR_STRING] = "";
+    int len, got = -1;
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_class(rc, &got);
+        tacio_error_string(rc, msg, &len);
+    }
+    check_that(got == cls, "%s: error class %d, expected %d (%s)", what, got, cls, msg);
+    check_that(strstr(msg, substr) != NULL, "%s: message '%s' does not name '%s'", what, msg,
+               substr);
+}
+
+/* Errors inside a reused call, on every path: the same class and cause on
+ * every rank, and the calls after it work (and reuse again). */
+static void errors_in_reused(const char *hints, const char *what)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/reuse_err.dat", dir);
+    const int64_t rec = 1024, len = 700;
+    int64_t size = rec * p * 10 + 500;
+    prefill(path, size);
+    unsigned char buf[1024];
+    memset(buf, 0x5a, sizeof buf);
+    int last = p - 1;
+    /* the third pwrite of rank 0, an aggregator on every path: call 2 */
+    setenv("TACIO_FAULT", "pwrite:0:3", 1);
+    tacio_file_t fh = open_file(path, hints);
+    unsetenv("TACIO_FAULT");
+    int failed_at = -1;
+    for (int k = 0; k < 8 && fh; k++) {
+        int64_t at = ((int64_t)k * p + rank) * rec;
+        if (k == 5 && rank == last)
+            at = -rec; /* a negative offset on one rank */
+        int rc = tacio_file_write_at_all(fh, at, buf, len, MPI_BYTE, MPI_STATUS_IGNORE);
+        if (k == 5) {
+            expect_error("negative offset in a reused call", rc, MPI_ERR_ARG, "negative offset");
+            continue;
+        }
+        if (rc != MPI_SUCCESS && failed_at < 0) {
+            failed_at = k;
+            expect_error("EIO in a reused call", rc, MPI_ERR_IO, "pwrite");
+            continue;
+        }
+        check_that(rc == MPI_SUCCESS, "%s: call %d failed after the errors", what, k);
+    }
+    check_that(failed_at == 2, "%s: the injected EIO came back at call %d, expected 2", what,
+               failed_at);
+    /* the view's info: hints that differ across ranks fail the next access */
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cb_buffer_size", rank == 0 ? "4096" : "8192");
+    int rc = fh ? tacio_file_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", info) : MPI_SUCCESS;
+    if (p > 1)
+        expect_error("hints differing through set_view", rc, MPI_ERR_ARG, "hints differ");
+    MPI_Info_free(&info);
+    if (fh)
+        tacio_file_close(&fh);
+}
+
+/* The automatic choice, per call: what the stats say it chose. */
+struct decide {
+    const char *name, *hints;
+    int64_t rec, len; /* rank r writes len bytes at (k * p + r) * rec, k < reps */
+    int reps;
+    bool independent;
+};
+
+static void decide_case(const struct decide *d)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/decide.dat", dir);
+    int64_t size = d->rec * p * d->reps + 500;
+    prefill(path, size);
+    tacio_file_t fh = open_file(path, d->hints);
+    MPI_Datatype ft, rec;
+    MPI_Type_create_hvector(d->reps, (int)d->len, d->rec * p, MPI_BYTE, &ft);
+    MPI_Type_create_resized(ft, 0, d->rec * p * d->reps, &rec);
+    MPI_Type_commit(&rec);
+    int64_t n = d->len * d->reps;
+    unsigned char *buf = malloc((size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        buf[i] = value_of(rank, i);
+    int rc =
+        fh ? tacio_file_set_view(fh, d->rec * rank, MPI_BYTE, rec, "native", MPI_INFO_NULL) : -1;
+    rc = rc ? rc : tacio_file_write_all(fh, buf, n, MPI_BYTE, MPI_STATUS_IGNORE);
+    check_that(rc == MPI_SUCCESS, "decide %s: the write failed", d->name);
+    struct tacio_stats st = fh ? stats_of(fh) : (struct tacio_stats)TACIO_STATS_INIT;
+    /* one rank interleaves with nobody: automatic goes independent */
+    bool want = d->independent || (p == 1 && strstr(d->hints, "automatic"));
+    check_that(rc || st.independent == want, "decide %s: independent=%lld, expected %d", d->name,
+               (long long)st.independent, want);
+    if (fh)
+        tacio_file_close(&fh);
+    if (rank == 0) { /* the file: every rank's records, prefill in the gaps */
+        unsigned char *got = malloc((size_t)size);
+        int64_t bad = 0;
+        posix_read_file(path, got, size);
+        for (int64_t x = 0; x < size; x++) {
+            int64_t r = (x / d->rec) % p, k = x / (d->rec * p), in = x % d->rec;
+            bool mine = k < d->reps && in < d->len;
+            bad += got[x] != (mine ? value_of((int)r, k * d->len + in) : prefill_of(x));
+        }
+        check_that(bad == 0, "decide %s: %lld bytes of the file wrong", d->name, (long long)bad);
+        free(got);
+    }
+    MPI_Type_free(&rec);
+    MPI_Type_free(&ft);
+    free(buf);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static const char *const AUTO = "romio_cb_write=automatic,romio_cb_read=automatic";
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    dir = argc > 1 ? argv[1] : "/tmp";
+    struct loop loops[] = {
+        /* IOR's small transfers: the independent fast path */
+        {"independent", 4096, 4096, 12, AUTO},
+        /* the same through the rounds (one aggregator per virtual host, the
+         * pairs kept by the aggregator), and with many rounds per call */
+        {"collective", 4096, 3000, 12, "cb_buffer_size=1m"},
+        {"rounds", 5120, 4000, 6, "cb_buffer_size=977"}, /* shifts of whole stripes */
+        {"tatp", 2048, 1500, 8, "tacio_strategy=tatp,cb_buffer_size=1m"},
+    };
+    for (size_t i = 0; i < sizeof loops / sizeof *loops; i++)
+        loop_case(&loops[i]);
+    changing_shapes(AUTO, "independent");
+    changing_shapes(NULL, "collective");
+    errors_in_reused(AUTO, "independent");
+    errors_in_reused("cb_buffer_size=1m", "collective");
+    struct decide decides[] = {
+        {"interleaved small pieces", AUTO, 64, 16, 40, false},
+        {"interleaved long runs", "romio_cb_write=automatic,tacio_ind_min_piece=4k", 8192, 8192, 4,
+         true},
+        {"long runs, a larger threshold", "romio_cb_write=automatic,tacio_ind_min_piece=1m", 8192,
+         8192, 4, false},
+        {"disjoint spans of small pieces", AUTO, 64, 16, 1, true},
+        {"enable", "romio_cb_write=enable", 8192, 8192, 4, false},
+        {"disable", "romio_cb_write=disable", 64, 16, 40, true},
+    };
+    for (size_t i = 0; i < sizeof decides / sizeof *decides; i++)
+        decide_case(&decides[i]);
+    return finish("test_reuse");
+}
