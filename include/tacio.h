@@ -11,7 +11,7 @@
  * outside the extents being written changes.
  * With Open MPI the returned code is a dynamic one whose MPI_Error_string is
  * that message. MPICH 4.0.2 mislabels dynamic codes on predefined classes, so
- * there tacio returns the class itself; tacio_error_string() gives the
+ * there tacio returns the class itself; tacio_error_get_string() gives the
  * message with either MPI.
  *
  * Hints: ROMIO's (cb_nodes, cb_buffer_size, cb_config_list, striping_unit,

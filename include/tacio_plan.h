@@ -4,7 +4,7 @@
  * topology, hints, free memory) to a collective I/O plan.
  *
  * Error rule (stated once for every function here): functions return 0 on
- * success or a negative TACIO_E* code; tacio_error_string() names the code
+ * success or a negative TACIO_E* code; tacio_error_get_string() names the code
  * with the one-line detail of the calling thread's most recent failure.
  * Nothing here calls exit() or abort().
  */
@@ -50,7 +50,7 @@ enum tacio_error {
     TACIO_ECOMM = -15        /**< a message exchange failed (MPI_ERR_OTHER) */
 };
 
-/** Room tacio_error_string() needs in its output buffer. */
+/** Room tacio_error_get_string() needs in its output buffer. */
 #define TACIO_MAX_ERROR_STRING 256 /* no more than either MPI's MPI_MAX_ERROR_STRING */
 /** The text of a code tacio returned: a TACIO_E* code of the plan API
  * ("invalid argument: hint cb_nodes=x is not a size; ..."), with the detail
@@ -60,12 +60,12 @@ enum tacio_error {
  * No space left on device"), or else the MPI library's MPI_Error_string.
  * @p out holds TACIO_MAX_ERROR_STRING bytes; *len gets the length. Returns
  * 0, or TACIO_EINVAL for a positive code where no MPI engine is linked. */
-TACIO_API int tacio_error_string(int code, char *out, int *len);
+TACIO_API int tacio_error_get_string(int code, char *out, int *len);
 
-/** The API's version: TACIO_API_VERSION at build time, tacio_get_api_version()
+/** The API's version: TACIO_API_VERSION at build time, tacio_api_get_version()
  * at run time, (major << 16) | (minor << 8) | patch. */
-#define TACIO_API_VERSION 0x000300
-TACIO_API unsigned tacio_get_api_version(void);
+#define TACIO_API_VERSION 0x000400
+TACIO_API unsigned tacio_api_get_version(void);
 
 /* Opaque handles, each usable as a typedef or as the struct pointer. */
 struct tacio_topo;
@@ -89,7 +89,7 @@ TACIO_API int tacio_topo_place(struct tacio_topo *topo, const char *placement, i
 
 /** Parse an access pattern spec for @p nprocs ranks (0: the pattern decides). */
 TACIO_API int tacio_pattern_parse(const char *spec, int nprocs, struct tacio_pattern **out);
-TACIO_API int tacio_pattern_nprocs(const struct tacio_pattern *pat);
+TACIO_API int tacio_pattern_get_nprocs(const struct tacio_pattern *pat);
 TACIO_API void tacio_pattern_free(struct tacio_pattern *pat);
 
 /** Hints, with ROMIO's names and defaults where they exist. */
@@ -130,7 +130,7 @@ TACIO_API int tacio_topo_get_vertex(const struct tacio_topo *topo, int v,
                                     struct tacio_vertex_info *out);
 
 /** Strategies, in the registry's order: names are what tacio_strategy takes. */
-TACIO_API int tacio_get_nstrategies(void);
+TACIO_API int tacio_strategy_get_count(void);
 /** The name, or NULL when @p i is out of range. */
 TACIO_API const char *tacio_strategy_get_name(int i);
 /** One line on where it comes from and what it does, or NULL. */
@@ -143,8 +143,9 @@ TACIO_API int tacio_plan_compute(const struct tacio_pattern *pat, const struct t
                                  const struct tacio_hints *hints, struct tacio_plan **out);
 TACIO_API void tacio_plan_free(struct tacio_plan *plan);
 
-/** Write the plan as one JSON object (no trailing newline). */
-TACIO_API void tacio_plan_write_json(const struct tacio_plan *plan, FILE *out);
+/** Write the plan as one JSON object (no trailing newline); TACIO_EIO when
+ * the stream reports an error (a full disk, a closed pipe). */
+TACIO_API int tacio_plan_write_json(const struct tacio_plan *plan, FILE *out);
 
 /** The strategy that made the plan ("auto" for auto's choice). */
 TACIO_API const char *tacio_plan_get_strategy(const struct tacio_plan *plan);

@@ -4,13 +4,24 @@
  *   tacio_bw_link     large messages between two hosts (ping-pong)
  *   tacio_bw_uplink   the same between hosts under different switches of
  *                     --topology (which must name the hosts); else omitted
- *   tacio_latency     a small message's one-way time between two hosts
+ *   tacio_latency     a small message's one-way time between two hosts (on a
+ *                     one-host job: between two of its ranks, the only kind
+ *                     of message it has)
+ *   tacio_bw_copy     large messages between two ranks of one host (shared
+ *                     memory: what an aggregator's copies from its own host
+ *                     cost)
+ *   tacio_msg_overhead  a small message's cost at its ends: a burst of
+ *                     small messages from one rank to another, per message
+ *                     (between hosts when there are two, else on the host)
  *   tacio_bw_agg_io   one rank writing DIR alone (fsync'd)
  *   tacio_bw_host_io  all ranks of one host writing at once
  *   tacio_bw_fs       one rank per host writing at once, in all
- * A job on one host measures only the I/O.
+ * A job on one host measures its copies, its latency and the I/O.
  *
- * usage: mpiexec -n N tacio-calibrate DIR [--topology SPEC] [--mib M] */
+ * --profile FILE also writes them as a hints file ("key value" lines), the
+ * machine's profile: TACIO_HINTS_FILE=FILE gives it to every program.
+ *
+ * usage: mpiexec -n N tacio-calibrate DIR [--topology SPEC] [--mib M] [--profile FILE] */
 #include "tacio_plan.h"
 
 #include <fcntl.h>
@@ -101,6 +112,38 @@ static double one_way(const struct job *j, int a, int b, int bytes)
     return best;
 }
 
+/* Seconds per message of a burst of BURST small messages from b to a: what
+ * a message costs its ends when the flights overlap (LogP's o or g). The
+ * best of PINGS bursts. */
+#define BURST 64
+static double per_message(const struct job *j, int a, int b)
+{
+    double best = 1e30;
+    char byte[BURST] = {0};
+    MPI_Request req[BURST];
+    MPI_Status st[BURST]; /* not MPI_STATUSES_IGNORE: GCC 12 misreads MPICH's */
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < PINGS && (j->rank == a || j->rank == b); i++) {
+        int go = 0;
+        if (j->rank == a) /* the burst starts once a is ready: its time is the burst's */
+            MPI_Send(&go, 1, MPI_INT, b, 1, MPI_COMM_WORLD);
+        else
+            MPI_Recv(&go, 1, MPI_INT, a, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < BURST; k++) {
+            if (j->rank == a)
+                MPI_Irecv(&byte[k], 1, MPI_BYTE, b, 2, MPI_COMM_WORLD, &req[k]);
+            else
+                MPI_Isend(&byte[k], 1, MPI_BYTE, a, 2, MPI_COMM_WORLD, &req[k]);
+        }
+        MPI_Waitall(BURST, req, st);
+        double t = (MPI_Wtime() - t0) / BURST;
+        best = t < best ? t : best;
+    }
+    MPI_Bcast(&best, 1, MPI_DOUBLE, a, MPI_COMM_WORLD);
+    return best;
+}
+
 /* Two hosts under different switches of the topology, or -1. */
 static int cross_switch_pair(const struct job *j, const char *spec, int *a, int *b)
 {
@@ -164,23 +207,43 @@ static double write_time(const struct job *j, int writes)
     return slowest;
 }
 
-static void parse_args(int argc, char **argv, struct job *j, const char **topology)
+#define USAGE "usage: mpiexec -n N tacio-calibrate DIR [--topology SPEC] [--mib M] [--profile FILE]"
+
+static void parse_args(int argc, char **argv, struct job *j, const char **topology,
+                       const char **profile)
 {
     j->dir = NULL;
     j->bytes = 64 << 20;
-    *topology = NULL;
+    *topology = *profile = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--topology") && i + 1 < argc)
             *topology = argv[++i];
+        else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
+            *profile = argv[++i];
         else if (!strcmp(argv[i], "--mib") && i + 1 < argc && atoll(argv[i + 1]) > 0)
             j->bytes = atoll(argv[++i]) << 20;
         else if (argv[i][0] != '-' && !j->dir)
             j->dir = argv[i];
         else
-            die(j, "usage: mpiexec -n N tacio-calibrate DIR [--topology SPEC] [--mib M]");
+            die(j, USAGE);
     }
     if (!j->dir)
-        die(j, "usage: mpiexec -n N tacio-calibrate DIR [--topology SPEC] [--mib M]");
+        die(j, USAGE);
+}
+
+/* The model as a hints file: one "key value" line per hint. */
+static int write_profile(const char *path, const char *model)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# the machine's model for tacio's auto, measured by tacio-calibrate\n");
+    for (const char *kv = model; *kv;) {
+        size_t n = strcspn(kv, ","), eq = strcspn(kv, "=");
+        fprintf(f, "%.*s %.*s\n", (int)eq, kv, (int)(n - eq - 1), kv + eq + 1);
+        kv += n + (kv[n] == ',');
+    }
+    return fclose(f);
 }
 
 int main(int argc, char **argv)
@@ -189,13 +252,15 @@ int main(int argc, char **argv)
     struct job j = {0};
     MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &j.nprocs);
-    const char *topology;
-    parse_args(argc, argv, &j, &topology);
+    const char *topology, *profile;
+    parse_args(argc, argv, &j, &topology, &profile);
     find_hosts(&j);
     char model[512] = "";
     size_t at = 0;
     if (j.nhosts > 1) {
         double lat = one_way(&j, j.leader[0], j.leader[1], 8);
+        double o = per_message(&j, j.leader[0], j.leader[1]);
+        at += (size_t)snprintf(model + at, sizeof model - at, "tacio_msg_overhead=%.4g,", o);
         double link = (double)CHUNK / one_way(&j, j.leader[0], j.leader[1], CHUNK);
         at += (size_t)snprintf(model + at, sizeof model - at, "tacio_bw_link=%.4g,", link);
         int a, b;
@@ -203,6 +268,18 @@ int main(int argc, char **argv)
             at += (size_t)snprintf(model + at, sizeof model - at, "tacio_bw_uplink=%.4g,",
                                    (double)CHUNK / one_way(&j, a, b, CHUNK));
         at += (size_t)snprintf(model + at, sizeof model - at, "tacio_latency=%.4g,", lat);
+    }
+    int mate = j.leader[0] + 1; /* host 0's second rank, when it has one */
+    int two = mate < j.nprocs && !strcmp(j.name[mate], j.name[j.leader[0]]);
+    if (two) {
+        double copy = (double)CHUNK / one_way(&j, j.leader[0], mate, CHUNK);
+        at += (size_t)snprintf(model + at, sizeof model - at, "tacio_bw_copy=%.4g,", copy);
+        if (j.nhosts == 1) {
+            at += (size_t)snprintf(model + at, sizeof model - at, "tacio_latency=%.4g,",
+                                   one_way(&j, j.leader[0], mate, 8));
+            at += (size_t)snprintf(model + at, sizeof model - at, "tacio_msg_overhead=%.4g,",
+                                   per_message(&j, j.leader[0], mate));
+        }
     }
     double one = write_time(&j, j.rank == 0);
     double host = write_time(&j, j.host == 0);
@@ -212,6 +289,10 @@ int main(int argc, char **argv)
     snprintf(model + at, sizeof model - at,
              "tacio_bw_agg_io=%.4g,tacio_bw_host_io=%.4g,tacio_bw_fs=%.4g", j.bytes / one,
              (double)j.bytes * on_host0 / host, (double)j.bytes * j.nhosts / all);
+    int bad = j.rank == 0 && profile && write_profile(profile, model) != 0;
+    MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (bad)
+        die(&j, "cannot write the profile file");
     if (j.rank == 0)
         printf("hosts=%d ranks=%d dir=%s mib_per_writer=%lld model=%s\n", j.nhosts, j.nprocs, j.dir,
                (long long)(j.bytes >> 20), model);

@@ -7,7 +7,7 @@
 /* "tacio: error: ..." on stderr; returns EXIT_BAD_INPUT. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The library's message for a failure it returned (tacio_error_string),
+/* The library's message for a failure it returned (tacio_error_get_string),
  * as cli_error prints it. */
 int cli_fail(int rc);
 

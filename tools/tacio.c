@@ -39,7 +39,7 @@ static void print_usage(void)
 {
     fputs(usage, stdout);
     fputs("strategies:", stdout);
-    for (int i = 0; i < tacio_get_nstrategies(); i++)
+    for (int i = 0; i < tacio_strategy_get_count(); i++)
         printf(" %s", tacio_strategy_get_name(i));
     putchar('\n');
 }
@@ -68,7 +68,7 @@ int cli_fail(int rc)
 {
     char msg[TACIO_MAX_ERROR_STRING];
     int len;
-    tacio_error_string(rc, msg, &len);
+    tacio_error_get_string(rc, msg, &len);
     return cli_error("%s", msg);
 }
 
@@ -186,7 +186,7 @@ static int setup_job(const struct options *o, struct job *j)
     int procs = o->procs ? o->procs : tacio_topo_get_fixed_nprocs(j->topo);
     if ((rc = tacio_pattern_parse(o->pattern, procs, &j->pat)))
         return rc;
-    if ((rc = tacio_topo_place(j->topo, o->placement, tacio_pattern_nprocs(j->pat))))
+    if ((rc = tacio_topo_place(j->topo, o->placement, tacio_pattern_get_nprocs(j->pat))))
         return rc;
     if (o->memory && (rc = tacio_topo_set_memory(j->topo, o->memory)))
         return rc;
@@ -268,8 +268,12 @@ static int cmd_plan(const struct options *o, struct job *j)
         return rc;
     }
     if (o->json) {
-        tacio_plan_write_json(p, stdout);
+        rc = tacio_plan_write_json(p, stdout);
         putchar('\n');
+        if (rc) {
+            tacio_plan_free(p);
+            return fail(rc);
+        }
     } else {
         const char *detail = tacio_plan_get_detail(p);
         printf("strategy:       %s%s%s%s\n", tacio_plan_get_strategy(p), *detail ? " (" : "",
@@ -316,7 +320,7 @@ static int compare_list(const struct options *o, struct job *j, struct tacio_pla
 {
     *n = 0;
     if (!o->strategies) {
-        for (int i = 0; i < tacio_get_nstrategies() && *n < MAX_COMPARED; i++, (*n)++) {
+        for (int i = 0; i < tacio_strategy_get_count() && *n < MAX_COMPARED; i++, (*n)++) {
             int rc = plan_one(j, tacio_strategy_get_name(i), &plans[*n]);
             if (rc)
                 return fail(rc);
@@ -354,12 +358,14 @@ static int cmd_compare(const struct options *o, struct job *j)
         base = own_base;
     if (!rc && o->json) {
         putchar('[');
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n && !rc; i++) {
             if (i)
                 putchar(',');
-            tacio_plan_write_json(plans[i], stdout);
+            rc = tacio_plan_write_json(plans[i], stdout);
         }
         puts("]");
+        if (rc)
+            rc = fail(rc);
     } else if (!rc) {
         printf("%-10s %6s %16s %6s %16s %6s %16s %6s %12s %6s %10s %8s\n", "strategy", "aggs",
                "hop_bytes", "ratio", "offnode_bytes", "ratio", "max_link_load", "ratio",

@@ -81,7 +81,7 @@ static int die(int rc, const char *what)
 {
     char msg[MPI_MAX_ERROR_STRING];
     int len;
-    tacio_error_string(rc, msg, &len);
+    tacio_error_get_string(rc, msg, &len);
     fprintf(stderr, "scale: %s: %s\n", what, msg);
     MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;

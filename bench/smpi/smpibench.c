@@ -60,7 +60,7 @@ static void check(int rc, const char *what)
         return;
     char msg[MPI_MAX_ERROR_STRING];
     int len;
-    tacio_error_string(rc, msg, &len);
+    tacio_error_get_string(rc, msg, &len);
     fprintf(stderr, "smpibench: %s: %s\n", what, msg);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }

@@ -59,7 +59,7 @@ void error_set_resolver(error_resolver fn)
     resolver = fn;
 }
 
-int tacio_error_string(int code, char *out, int *len)
+int tacio_error_get_string(int code, char *out, int *len)
 {
     if (code > 0 && resolver && resolver(code, out, len) == 0)
         return 0;

@@ -2,7 +2,7 @@
  * TACIO_E* code and records a one-line message for the calling thread
  * (tacio_fail); the public boundaries turn that into what their callers get
  * (the plan API returns the code, the file API an MPI error code). The one
- * public text function, tacio_error_string, names either kind of code. */
+ * public text function, tacio_error_get_string, names either kind of code. */
 #ifndef TACIO_ERROR_H
 #define TACIO_ERROR_H
 
@@ -17,7 +17,7 @@ int tacio_last_code(void);
 /* The name of a TACIO_E* code ("invalid argument", ...). */
 const char *error_name(int code);
 /* The MPI engine's text for the codes it returns (positive: MPI codes):
- * tacio_error_string asks it. 0 when it wrote out, else the code is not
+ * tacio_error_get_string asks it. 0 when it wrote out, else the code is not
  * one it knows. */
 typedef int (*error_resolver)(int code, char *out, int *len);
 void error_set_resolver(error_resolver fn);

@@ -132,7 +132,7 @@ static void probe_dynamic_codes(void)
                     MPI_Error_string(code, s, &len) == MPI_SUCCESS && !strcmp(s, "tacio probe");
 }
 
-/* Codes returned lately with their messages (tacio_error_string's), and per
+/* Codes returned lately with their messages (tacio_error_get_string's), and per
  * MPI class a ring of dynamic codes reused in turn, so that a long run of
  * failing calls does not exhaust the MPI's table of error codes: a code
  * keeps its message until its class has failed RING more times. */
@@ -172,7 +172,7 @@ static int code_for(int cls, const char *msg)
     return *slot;
 }
 
-/* tacio_error_string's answer for a positive (MPI) code: the message agreed
+/* tacio_error_get_string's answer for a positive (MPI) code: the message agreed
  * for it lately, else the MPI's own. */
 static int resolve(int code, char *out, int *len)
 {

@@ -58,10 +58,12 @@ static const struct opt_def defs[] = {
     {"tacio_solver", OPT_CHOICE, FIELD(solver), 0, "auto", solver_names, NULL},
     RATE("tacio_bw_link", bw_link, "12.5e9"),   /* 100 Gb/s links */
     RATE("tacio_bw_uplink", bw_uplink, NULL),   /* between switches; unset: bw_link */
+    RATE("tacio_bw_copy", bw_copy, "4e9"),      /* between ranks of one host (shared memory) */
     RATE("tacio_bw_agg_io", bw_agg_io, "2e9"),  /* one aggregator's writes */
     RATE("tacio_bw_host_io", bw_host_io, NULL), /* a host's; unset: not charged */
     RATE("tacio_bw_fs", bw_fs, "100e9"),        /* the file system's aggregate */
-    RATE("tacio_latency", latency, "2e-6"),     /* per message */
+    RATE("tacio_latency", latency, "2e-6"),     /* a message's flight (LogP's L) */
+    RATE("tacio_msg_overhead", msg_overhead, "1e-6"), /* a message's cost at an end (o) */
 };
 static const struct opt_table table = {defs, sizeof defs / sizeof *defs};
 

@@ -1,6 +1,8 @@
 /* The papers' metrics for a plan, and auto's cost model. */
 #include "plan.h"
 
+#include <math.h>
+
 #include <string.h>
 
 /* An FD and a remote host sending to it: collection contention counts these. */
@@ -13,6 +15,7 @@ struct host_pairs {
 };
 struct fd_tally {
     int64_t msgs, in; /* messages and crossing bytes into the FD */
+    int64_t onhost;   /* bytes into it from other ranks of its aggregator's host */
     int64_t sum, acc; /* metrics_stream: the FD's bytes; this host's crossing ones */
     int agg, host;    /* the FD's aggregator and its host */
     int key;          /* metrics_stream: this host's key (pair_key) */
@@ -22,8 +25,8 @@ struct fd_tally {
  * (by column from C, or by row from the pattern): per rank (as aggregator,
  * and as sender), per FD, and the (FD, remote host) pairs. */
 struct tally {
-    int64_t *bytes, *extent, *offnode_in, *msgs; /* indexed by rank, as aggregator */
-    int64_t *sent;                               /* indexed by rank: messages it sends */
+    int64_t *bytes, *extent, *offnode_in, *onhost_in, *msgs; /* indexed by rank, as aggregator */
+    int64_t *sent; /* indexed by rank: messages it sends */
     /* per FD while entries are counted: a few thousand FDs' sums, packed
      * together, stay in cache where a million ranks' arrays do not;
      * tally_fd adds them up by aggregator */
@@ -92,6 +95,7 @@ static inline bool tally_entry(const struct tacio_topo *t, struct tally *T, stru
         m->hop_bytes += topo_rank_dist(t, r, a) * b;
     if (t->rank_host[r] == f->host) {
         m->hop_bytes += t->dist ? 0 : b; /* one hop inside the host */
+        f->onhost += b;
         return false;
     }
     m->offnode_bytes += b;
@@ -114,6 +118,7 @@ static void tally_fd(const struct plan_ctx *ctx, struct tacio_plan *plan, struct
     int a = plan->agg[j];
     T->msgs[a] += T->fd[j].msgs;
     T->offnode_in[a] += T->fd[j].in;
+    T->onhost_in[a] += T->fd[j].onhost;
     T->bytes[a] += bytes;
     T->extent[a] += fdom_extent(&plan->part.fd[j]);
     plan->fd_bytes[j] = bytes;
@@ -227,28 +232,56 @@ static double link_seconds(const struct tacio_topo *t, const struct tacio_hints 
     return worst;
 }
 
-/* auto's cost model, in seconds (README "auto"): the network (the busiest
- * link, or the busiest aggregator's NIC) plus the I/O (the busiest
- * aggregator at bw_agg_io, the busiest host at bw_host_io since its
- * aggregators share its way to storage, or the whole at bw_fs, whichever
- * is slowest) plus one latency per message of the busiest aggregator in
- * and of the busiest sender out (more aggregators: fewer messages into
- * each, more out of each rank). */
+/* The figures of a plan auto's cost model reads besides its metrics. */
+struct model_in {
+    int64_t max_nic;  /* off-host bytes into the busiest aggregator */
+    int64_t max_copy; /* on-host bytes (from other ranks of its host) into the busiest one */
+    int64_t max_msgs; /* messages into the busiest aggregator and out of the busiest sender */
+};
+
+static double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* auto's cost model, in seconds (README "auto's cost model"):
+ *   shuffle  the slowest of: the busiest link, the busiest aggregator's NIC
+ *            (off-host bytes), and its copies from ranks of its own host
+ *            (shared memory, bw_copy);
+ *   io       the slowest of: the busiest aggregator at bw_agg_io, the
+ *            busiest host at bw_host_io (its aggregators share its way to
+ *            storage), the whole at bw_fs;
+ *   both     pipelined rounds (more than one) overlap them: the longer one
+ *            plus the shorter's share of one round; one round adds them;
+ *   fixed    a latency per round (a round's messages fly at once, LogP's
+ *            L) and the busiest aggregator's and the busiest sender's
+ *            messages one after another at msg_overhead each (LogP's o);
+ *            an agreement (log2 p latencies) per round, and the plan's
+ *            gather and broadcast, the latter one message of 48 bytes per
+ *            FD in chunks of 64 FDs down log2 p hops. */
 static double model_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
-                            const struct tacio_plan *plan, int64_t max_nic, int64_t max_msgs)
+                            const struct tacio_plan *plan, const struct model_in *in)
 {
     const struct metrics *m = &plan->m;
-    double net = link_seconds(t, h, plan), nic = (double)max_nic / h->bw_link;
+    double net = link_seconds(t, h, plan), nic = (double)in->max_nic / h->bw_link;
+    double copy = (double)in->max_copy / h->bw_copy;
+    double shuffle = max2(max2(net, nic), copy);
     double io = (double)m->max_agg_bytes / h->bw_agg_io;
     double host = h->bw_host_io > 0 ? (double)m->max_host_bytes / h->bw_host_io : 0;
     double fs = (double)m->total_bytes / h->bw_fs;
-    io = host > io ? host : io;
-    return (net > nic ? net : nic) + (io > fs ? io : fs) + (double)max_msgs * h->latency;
+    io = max2(max2(io, host), fs);
+    double rounds = (double)max64(1, m->rounds), lo = shuffle < io ? shuffle : io;
+    double data = rounds > 1 ? max2(shuffle, io) + lo / rounds : shuffle + io;
+    double hops = ceil(log2((double)max64(2, t->nprocs)));
+    double agreements = (rounds + 2) * hops * h->latency;
+    double plan_bcast =
+        (ceil(plan->part.n / 64.0) * h->latency + 48.0 * plan->part.n / h->bw_link) * hops;
+    double messages = rounds * h->latency + (double)in->max_msgs * h->msg_overhead;
+    return data + messages + agreements + plan_bcast;
 }
 
 static void summarise_aggs(const struct plan_ctx *ctx, struct tacio_plan *plan,
-                           const struct tally *pa, int64_t *host_bytes, int64_t *max_nic,
-                           int64_t *max_msgs)
+                           const struct tally *pa, int64_t *host_bytes, struct model_in *in)
 {
     struct metrics *m = &plan->m;
     int64_t cb = ctx->h->cb_buffer_size, max_sent = 0;
@@ -265,10 +298,11 @@ static void summarise_aggs(const struct plan_ctx *ctx, struct tacio_plan *plan,
         m->max_agg_bytes = max64(m->max_agg_bytes, pa->bytes[r]);
         m->max_agg_mem = max64(m->max_agg_mem, min64(pa->extent[r], cb));
         m->rounds = max64(m->rounds, ceil_div(pa->extent[r], cb));
-        *max_nic = max64(*max_nic, pa->offnode_in[r]);
-        *max_msgs = max64(*max_msgs, pa->msgs[r]);
+        in->max_nic = max64(in->max_nic, pa->offnode_in[r]);
+        in->max_copy = max64(in->max_copy, pa->onhost_in[r]);
+        in->max_msgs = max64(in->max_msgs, pa->msgs[r]);
     }
-    *max_msgs += max_sent; /* the model's message count: busiest in + busiest out */
+    in->max_msgs += max_sent; /* the model's message count: busiest in + busiest out */
 }
 
 static void max_link(const struct tacio_topo *t, struct tacio_plan *plan)
@@ -284,13 +318,13 @@ static int tally_init(const struct plan_ctx *ctx, struct tacio_plan *plan, struc
 {
     const struct tacio_topo *t = ctx->topo;
     size_t p = (size_t)t->nprocs, a = (size_t)plan->part.n + 1;
-    *T = (struct tally){xcalloc(p, sizeof(int64_t)),
-                        xcalloc(p, sizeof(int64_t)),
-                        xcalloc(p, sizeof(int64_t)),
-                        xcalloc(p, sizeof(int64_t)),
-                        xcalloc(p, sizeof(int64_t)),
-                        xcalloc(a, sizeof(struct fd_tally)),
-                        {0}};
+    *T = (struct tally){.bytes = xcalloc(p, sizeof(int64_t)),
+                        .extent = xcalloc(p, sizeof(int64_t)),
+                        .offnode_in = xcalloc(p, sizeof(int64_t)),
+                        .onhost_in = xcalloc(p, sizeof(int64_t)),
+                        .msgs = xcalloc(p, sizeof(int64_t)),
+                        .sent = xcalloc(p, sizeof(int64_t)),
+                        .fd = xcalloc(a, sizeof(struct fd_tally))};
     for (int j = 0; T->fd && j < plan->part.n; j++) {
         T->fd[j].agg = plan->agg[j];
         T->fd[j].host = t->rank_host[plan->agg[j]];
@@ -307,8 +341,8 @@ static int tally_init(const struct plan_ctx *ctx, struct tacio_plan *plan, struc
             memcpy(plan->link_parent, t->parent, sizeof(int) * (size_t)t->nverts);
     }
     memset(&plan->m, 0, sizeof plan->m);
-    if (!T->bytes || !T->extent || !T->offnode_in || !T->msgs || !T->sent || !T->fd ||
-        !plan->fd_bytes || !plan->fd_mem ||
+    if (!T->bytes || !T->extent || !T->offnode_in || !T->onhost_in || !T->msgs || !T->sent ||
+        !T->fd || !plan->fd_bytes || !plan->fd_mem ||
         (topo_has_tree(t) &&
          (!plan->link_up || !plan->link_down || !plan->link_name || !plan->link_parent)))
         return tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
@@ -320,6 +354,7 @@ static void tally_free(struct tally *T)
     free(T->bytes);
     free(T->extent);
     free(T->offnode_in);
+    free(T->onhost_in);
     free(T->msgs);
     free(T->sent);
     free(T->fd);
@@ -331,15 +366,15 @@ static void tally_free(struct tally *T)
 static int tally_finish(const struct plan_ctx *ctx, struct tacio_plan *plan, struct tally *T)
 {
     const struct tacio_topo *t = ctx->topo;
-    int64_t max_nic = 0, max_msgs = 0;
+    struct model_in in = {0};
     int64_t *host_bytes = t->rank_host ? xcalloc((size_t)t->nhosts, sizeof(int64_t)) : NULL;
     if (t->rank_host && !host_bytes)
         return tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
-    summarise_aggs(ctx, plan, T, host_bytes, &max_nic, &max_msgs);
+    summarise_aggs(ctx, plan, T, host_bytes, &in);
     free(host_bytes);
     max_link(t, plan);
     int rc = step_fanin(t, plan, &T->P, &plan->m.max_step_fanin);
-    plan->m.model_seconds = model_seconds(t, ctx->h, plan, max_nic, max_msgs);
+    plan->m.model_seconds = model_seconds(t, ctx->h, plan, &in);
     return rc;
 }
 
@@ -497,6 +532,7 @@ static int share_merge(struct stream_share *s, struct tacio_plan *plan, struct t
     for (int j = 0; j < plan->part.n; j++) {
         T->fd[j].msgs += s->T.fd[j].msgs;
         T->fd[j].in += s->T.fd[j].in;
+        T->fd[j].onhost += s->T.fd[j].onhost;
         T->fd[j].sum += s->T.fd[j].sum;
     }
     *nnz += s->w.nnz;

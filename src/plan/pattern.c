@@ -47,7 +47,7 @@ int tacio_pattern_parse(const char *text, int nprocs, struct tacio_pattern **out
     return 0;
 }
 
-int tacio_pattern_nprocs(const struct tacio_pattern *p)
+int tacio_pattern_get_nprocs(const struct tacio_pattern *p)
 {
     return p->nprocs;
 }

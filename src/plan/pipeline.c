@@ -209,7 +209,7 @@ static void json_links(const struct tacio_plan *p, FILE *out)
     fputc(']', out);
 }
 
-void tacio_plan_write_json(const struct tacio_plan *p, FILE *out)
+int tacio_plan_write_json(const struct tacio_plan *p, FILE *out)
 {
     const struct metrics *m = &p->m;
     fprintf(out, "{\"strategy\":\"%s\",\"detail\":\"%s\",\"procs\":%d,\"naggs\":%d,", p->strategy,
@@ -232,4 +232,5 @@ void tacio_plan_write_json(const struct tacio_plan *p, FILE *out)
             (long long)m->max_agg_bytes, (long long)m->max_agg_mem, (long long)m->messages,
             (long long)m->rounds, m->max_step_fanin, p->mem_shortfall, m->model_seconds,
             p->plan_seconds);
+    return fflush(out) == 0 && !ferror(out) ? 0 : tacio_fail(TACIO_EIO, "writing the plan failed");
 }

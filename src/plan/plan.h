@@ -27,7 +27,7 @@ struct tacio_hints {
     int64_t msg_group;     /* mccio: aggregation group size; 0: one group */
     int solver;            /* SOLVER_* */
     /* auto's cost model, bytes/s and seconds */
-    double bw_link, bw_uplink, bw_agg_io, bw_host_io, bw_fs, latency;
+    double bw_link, bw_uplink, bw_copy, bw_agg_io, bw_host_io, bw_fs, latency, msg_overhead;
 };
 
 enum { SOLVER_AUTO, SOLVER_FLOW, SOLVER_DENSE };

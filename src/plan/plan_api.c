@@ -3,7 +3,7 @@
  * without the planning core's structures. */
 #include "strategy.h"
 
-unsigned tacio_get_api_version(void)
+unsigned tacio_api_get_version(void)
 {
     return TACIO_API_VERSION;
 }

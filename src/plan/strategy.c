@@ -29,7 +29,7 @@ const char *strategy_names(void)
     return names;
 }
 
-int tacio_get_nstrategies(void)
+int tacio_strategy_get_count(void)
 {
     int n = 0;
     while (registry[n])
@@ -39,17 +39,17 @@ int tacio_get_nstrategies(void)
 
 const char *tacio_strategy_get_name(int i)
 {
-    return i >= 0 && i < tacio_get_nstrategies() ? registry[i]->name : NULL;
+    return i >= 0 && i < tacio_strategy_get_count() ? registry[i]->name : NULL;
 }
 
 const struct tacio_strategy *strategy_at(int i)
 {
-    return i >= 0 && i < tacio_get_nstrategies() ? registry[i] : NULL;
+    return i >= 0 && i < tacio_strategy_get_count() ? registry[i] : NULL;
 }
 
 const char *tacio_strategy_get_summary(int i)
 {
-    return i >= 0 && i < tacio_get_nstrategies() ? registry[i]->summary : NULL;
+    return i >= 0 && i < tacio_strategy_get_count() ? registry[i]->summary : NULL;
 }
 
 int plan_naggs(const struct plan_ctx *ctx)

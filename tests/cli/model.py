@@ -6,7 +6,13 @@ the difference of the two rates, with the bytes taken from the plan itself
   - tacio_bw_uplink: the busiest link between switches (below a switch);
   - tacio_bw_link: with the uplinks slow, a host's own links do not count;
   - tacio_bw_host_io: the bytes of the busiest host's aggregators;
-  - unset tacio_bw_host_io: not charged at all.
+  - unset tacio_bw_host_io: not charged at all;
+  - tacio_bw_copy: bytes an aggregator copies from ranks of its own host;
+  - pipelined rounds overlap the copies and the I/O (the shorter adds its
+    share of one round), one round adds them;
+  - tacio_msg_overhead: each message of the busiest aggregator and sender,
+    one after another; tacio_latency: once a round, and log2(p) times for
+    each agreement and each chunk of the plan's broadcast.
 The other terms are held constant (or made negligible) by the hints.
 
 usage: model.py TACIO_EXE
@@ -34,6 +40,13 @@ def plan(tacio, placement, strategy, **hints):
 
 def close(a, b):
     return abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-12)
+
+
+def close_json(diff, want, a, b):
+    """A difference of two model_seconds the JSON gives to 6 significant
+    digits: within their rounding."""
+    slack = 1e-6 * (abs(a["model_seconds"]) + abs(b["model_seconds"]))
+    return abs(diff - want) <= slack + 1e-9 * abs(want)
 
 
 def test_uplink(tacio):
@@ -73,10 +86,78 @@ def test_host_io(tacio):
               f"{s}: unset tacio_bw_host_io still charged ({unset['model_seconds']} s)")
 
 
+ONE_HOST = ["--pattern", "cube:n=32", "--procs", "8", "--topology", "flat:nodes=1,cores=8"]
+
+
+def plan_on(tacio, job, strategy, **hints):
+    cmd = [tacio, "plan"] + job + ["--strategy", strategy, "--json"]
+    for k, v in hints.items():
+        cmd += ["--hint", f"{k}={v}"]
+    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+
+
+def test_copy(tacio):
+    # one host, one aggregator: every shuffled byte is a copy between its
+    # ranks; the network and the I/O are fast
+    fast = dict(tacio_bw_agg_io=1e15, tacio_bw_fs=1e15, tacio_bw_link=1e15, tacio_latency=1e-15,
+                cb_nodes=1)
+    a = plan_on(tacio, ONE_HOST, "romio", tacio_bw_copy=1e6, **fast)
+    b = plan_on(tacio, ONE_HOST, "romio", tacio_bw_copy=2e6, **fast)
+    copied = a["shuffle_bytes"]
+    check(copied > 0 and a["offnode_bytes"] == 0, "one host: every shuffled byte stays on it")
+    want = copied * (1 / 1e6 - 1 / 2e6)
+    got = a["model_seconds"] - b["model_seconds"]
+    check(close_json(got, want, a, b), f"copy term {got} s, want {want} s ({copied} B)")
+
+
+def test_overlap(tacio):
+    # pipelined rounds: the copies (slow) and the I/O overlap, so the I/O
+    # adds only its share of one round while it is the shorter of the two
+    base = dict(tacio_bw_fs=1e15, tacio_bw_link=1e15, tacio_latency=1e-15, cb_nodes=1,
+                tacio_bw_copy=1e6, cb_buffer_size=4096)
+    a = plan_on(tacio, ONE_HOST, "romio", tacio_bw_agg_io=1e7, **base)
+    b = plan_on(tacio, ONE_HOST, "romio", tacio_bw_agg_io=2e7, **base)
+    rounds = a["rounds"]
+    check(rounds > 1, f"the job runs in rounds ({rounds})")
+    io = a["max_agg_bytes"] * (1 / 1e7 - 1 / 2e7)
+    got = a["model_seconds"] - b["model_seconds"]
+    check(close_json(got, io / rounds, a, b),
+          f"overlapped I/O term {got} s, want {io / rounds} s")
+    # one round: nothing to overlap, the I/O adds in full
+    one = dict(base, cb_buffer_size=1 << 30)
+    c = plan_on(tacio, ONE_HOST, "romio", tacio_bw_agg_io=1e7, **one)
+    d = plan_on(tacio, ONE_HOST, "romio", tacio_bw_agg_io=2e7, **one)
+    check(c["rounds"] == 1, "one round with a large buffer")
+    got = c["model_seconds"] - d["model_seconds"]
+    check(close_json(got, io, c, d), f"unoverlapped I/O term {got} s, want {io} s")
+
+
+def test_messages(tacio):
+    # one host, one aggregator: 7 messages into it and 1 out of the busiest
+    # sender, one after another at the overhead each; the flights (latency)
+    # count once per round
+    fast = dict(tacio_bw_agg_io=1e15, tacio_bw_fs=1e15, tacio_bw_link=1e15, tacio_bw_copy=1e15,
+                tacio_latency=1e-15, cb_nodes=1)
+    a = plan_on(tacio, ONE_HOST, "romio", tacio_msg_overhead=1e-3, **fast)
+    b = plan_on(tacio, ONE_HOST, "romio", tacio_msg_overhead=2e-3, **fast)
+    got = b["model_seconds"] - a["model_seconds"]
+    check(close_json(got, 8 * 1e-3, a, b), f"message term {got} s, want {8e-3} s (8 messages)")
+    # the latency alone: once for the round's messages, log2(8) = 3 times
+    # for each of the round's agreement and the plan's gather and broadcast
+    # (3 agreements), and 3 times for the plan's one chunk of FDs: 13 in all
+    c = plan_on(tacio, ONE_HOST, "romio", **dict(fast, tacio_latency=1e-3, tacio_msg_overhead=1e-15))
+    check(c["rounds"] == 1 and len(c["fds"]) == 1, "one round, one FD")
+    check(close_json(c["model_seconds"], 13e-3, c, c),
+          f"latency terms {c['model_seconds']} s, want 13 latencies (13 ms)")
+
+
 def main():
     tacio = sys.argv[1]
     test_uplink(tacio)
     test_host_io(tacio)
+    test_copy(tacio)
+    test_overlap(tacio)
+    test_messages(tacio)
     print(f"model: {len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
 

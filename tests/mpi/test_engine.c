@@ -244,7 +244,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     const char *dir = argc > 1 ? argv[1] : "/tmp";
     char all_strategies[512] = ""; /* the registry's, unless the command line names some */
-    for (int i = 0; i < tacio_get_nstrategies(); i++)
+    for (int i = 0; i < tacio_strategy_get_count(); i++)
         snprintf(all_strategies + strlen(all_strategies),
                  sizeof all_strategies - strlen(all_strategies), "%s%s", i ? "," : "",
                  tacio_strategy_get_name(i));

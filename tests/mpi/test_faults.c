@@ -37,7 +37,7 @@ static void expect_error(const char *what, int rc, int cls, const char *substr)
     int len, got_cls = -1;
     if (rc != MPI_SUCCESS) {
         MPI_Error_class(rc, &got_cls);
-        tacio_error_string(rc, msg, &len);
+        tacio_error_get_string(rc, msg, &len);
     }
     check_that(rc != MPI_SUCCESS, "%s: succeeded, expected an error", what);
     check_that(got_cls == cls, "%s: error class %d, expected %d (%s)", what, got_cls, cls, msg);

@@ -384,8 +384,8 @@ static void run_case(const char *dir, uint64_t seed)
     char hints[96];
     snprintf(hints, sizeof hints, "%s%s", buffers[seed % 3],
              (seed / 3) % 2 ? ",tacio_node_aggregation=enable" : "");
-    MPI_Info info =
-        make_info(tacio_strategy_get_name((int)(seed % (uint64_t)tacio_get_nstrategies())), hints);
+    MPI_Info info = make_info(
+        tacio_strategy_get_name((int)(seed % (uint64_t)tacio_strategy_get_count())), hints);
     tacio_file_t fh;
     int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
     rc = rc ? rc : tacio_file_set_view(fh, c.disp, MPI_BYTE, c.ft, "native", MPI_INFO_NULL);

@@ -165,7 +165,7 @@ static void expect_error(const char *what, int rc, int cls, const char *substr)
     int len, got = -1;
     if (rc != MPI_SUCCESS) {
         MPI_Error_class(rc, &got);
-        tacio_error_string(rc, msg, &len);
+        tacio_error_get_string(rc, msg, &len);
     }
     check_that(got == cls, "%s: error class %d, expected %d (%s)", what, got, cls, msg);
     check_that(strstr(msg, substr) != NULL, "%s: message '%s' does not name '%s'", what, msg,

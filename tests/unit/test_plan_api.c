@@ -27,7 +27,7 @@ static tacio_plan_t plan_of(const char *strategy, tacio_topo_t *topo, tacio_patt
 
 static void registry(void)
 {
-    int n = tacio_get_nstrategies();
+    int n = tacio_strategy_get_count();
     bool romio = false, tatp = false, autos = false;
     CHECK(n >= 7);
     for (int i = 0; i < n; i++) {
@@ -136,7 +136,10 @@ static void order(tacio_plan_t tsujita, tacio_plan_t romio, tacio_topo_t topo)
 
 int main(void)
 {
-    CHECK_EQ(tacio_get_api_version(), TACIO_API_VERSION);
+    /* the header's version, the library's, and the project's (CMake's
+     * project(VERSION), which names the soname) must be one */
+    CHECK_EQ(TACIO_API_VERSION, TACIO_PROJECT_VERSION);
+    CHECK_EQ(tacio_api_get_version(), TACIO_PROJECT_VERSION);
     registry();
     tacio_topo_t topo, topo2;
     tacio_pattern_t pat, pat2;

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Every function the installed headers declare (TACIO_API, read from the
+# headers themselves) resolves from each installed artifact that promises
+# it: tacio.h's and tacio_plan.h's from libtacio.so, tacio_plan.h's from
+# libtacioplan.a; and libtacioplan.a defines no global name outside tacio_
+# (an internal xcalloc or parse_size would meet a program's own).
+# usage: api_symbols.sh PREFIX
+set -u
+prefix=$1
+inc="$prefix/include" lib="$prefix/lib"
+fail=0
+declared() { # the functions a header declares
+    python3 - "$1" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for name in re.findall(r"TACIO_API\b[^;{]*?\b(tacio_\w+)\s*\(", text, re.S):
+    print(name)
+PY
+}
+defined() { # the global functions an artifact defines
+    case "$1" in
+    *.so*) nm -D --defined-only "$1" | awk '$2 == "T" {print $3}' ;;
+    *) nm -g --defined-only "$1" 2>/dev/null | awk 'NF == 3 && $2 == "T" {print $3}' ;;
+    esac
+}
+check() { # check HEADER ARTIFACT
+    local missing n
+    n=$(declared "$1" | wc -l)
+    missing=$(comm -23 <(declared "$1" | sort -u) <(defined "$2" | sort -u))
+    if [ "$n" -lt 10 ]; then
+        echo "FAIL: found only $n declarations in $1"
+        fail=1
+    elif [ -n "$missing" ]; then
+        echo "FAIL: $(basename "$2") lacks what $(basename "$1") declares:" $missing
+        fail=1
+    else
+        echo "ok: $(basename "$2") defines all $n functions of $(basename "$1")"
+    fi
+}
+so=$(ls "$lib"/libtacio.so 2>/dev/null)
+[ -n "$so" ] && check "$inc/tacio.h" "$so" && check "$inc/tacio_plan.h" "$so"
+check "$inc/tacio_plan.h" "$lib/libtacioplan.a"
+extra=$(nm -g --defined-only "$lib/libtacioplan.a" | awk 'NF == 3 {print $3}' | grep -v '^tacio_')
+if [ -n "$extra" ]; then
+    echo "FAIL: libtacioplan.a defines $(wc -l <<<"$extra") global names outside tacio_:" \
+        $(head -20 <<<"$extra")
+    fail=1
+else
+    echo "ok: libtacioplan.a defines no global name outside tacio_"
+fi
+exit $fail
