@@ -77,9 +77,16 @@ typedef struct tacio_pattern *tacio_pattern_t;
 typedef struct tacio_hints *tacio_hints_t;
 typedef struct tacio_plan *tacio_plan_t;
 
-/** Parse a topology spec: tree:, fattree:, dragonfly:, flat:, slurm:, dist:. */
+/** Parse a topology spec: one of the registry's forms (tree:, fattree:,
+ * dragonfly:, flat:, slurm:, dist:; tacio_topo_kind_get_form). */
 TACIO_API int tacio_topo_parse(const char *spec, struct tacio_topo **out);
 TACIO_API void tacio_topo_free(struct tacio_topo *topo);
+
+/** The registry of topology kinds, as tacio_pattern_kind_get_* for patterns. */
+TACIO_API int tacio_topo_kind_get_count(void);
+TACIO_API const char *tacio_topo_kind_get_name(int i);
+TACIO_API const char *tacio_topo_kind_get_form(int i);
+TACIO_API const char *tacio_topo_kind_get_summary(int i);
 
 /**
  * Place @p nprocs ranks on the topology: "block", "cyclic" or
@@ -87,10 +94,34 @@ TACIO_API void tacio_topo_free(struct tacio_topo *topo);
  */
 TACIO_API int tacio_topo_place(struct tacio_topo *topo, const char *placement, int nprocs);
 
-/** Parse an access pattern spec for @p nprocs ranks (0: the pattern decides). */
+/** Parse an access pattern spec for @p nprocs ranks (0: the pattern decides):
+ * one of the registry's forms (tacio_pattern_kind_get_form). */
 TACIO_API int tacio_pattern_parse(const char *spec, int nprocs, struct tacio_pattern **out);
 TACIO_API int tacio_pattern_get_nprocs(const struct tacio_pattern *pat);
 TACIO_API void tacio_pattern_free(struct tacio_pattern *pat);
+
+/** A pattern's closed form, for programs that write or check what the
+ * planner plans (bench/common/pattern.h): fn(off, len, ctx) for each extent
+ * of @p rank's data in increasing offset order (adjacent extents may touch);
+ * stops at fn's first nonzero return and returns it. TACIO_EINVAL for a
+ * rank outside [0, nprocs). */
+typedef int (*tacio_extent_fn)(int64_t off, int64_t len, void *ctx);
+TACIO_API int tacio_pattern_walk(const struct tacio_pattern *pat, int rank, tacio_extent_fn fn,
+                                 void *ctx);
+/** Bytes of @p rank's data below file offset @p x; of every rank's for
+ * rank -1. TACIO_EINVAL (negative) for a rank outside [-1, nprocs). */
+TACIO_API int64_t tacio_pattern_get_bytes_below(const struct tacio_pattern *pat, int rank,
+                                                int64_t x);
+/** [lo, hi): the file range holding every rank's data (0, 0 when none). */
+TACIO_API void tacio_pattern_get_range(const struct tacio_pattern *pat, int64_t *lo, int64_t *hi);
+
+/** The registry of pattern kinds, in the order users meet them: i in
+ * [0, count); NULL outside. The form is the spec as users write it
+ * ("cube:n=N[,elem=8]"), the summary one line on its meaning. */
+TACIO_API int tacio_pattern_kind_get_count(void);
+TACIO_API const char *tacio_pattern_kind_get_name(int i);
+TACIO_API const char *tacio_pattern_kind_get_form(int i);
+TACIO_API const char *tacio_pattern_kind_get_summary(int i);
 
 /** Hints, with ROMIO's names and defaults where they exist. */
 TACIO_API int tacio_hints_new(struct tacio_hints **out);

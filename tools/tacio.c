@@ -26,22 +26,57 @@ static const char usage[] =
     "                      \"Evaluating on a cluster you don't have\")\n"
     "       tacio report   INPUT... --out DIR   (charts from TACIO_STATS, plans, bench/smpi\n"
     "                      results; needs python3 and matplotlib)\n"
-    "patterns:   cube:n=N[,elem=8]  btio:n=N  collperf:n=N  ior:block=B,transfer=T,segments=S\n"
-    "            mesh:elems=E[,seed=S]  extents:FILE  matrix:FILE\n"
-    "topologies: tree:racks=R,nodes=N,cores=C  fattree:k=K,cores=C  flat:nodes=N,cores=C\n"
-    "            dragonfly:groups=G,chassis=C,routers=R,nodes=N,cores=K\n"
-    "            slurm:TOPOLOGY_CONF[,nodes=HOSTLIST][,cores=C]  dist:FILE\n"
+    "       tacio list     strategies|patterns|topologies [--summary]   (the registries:\n"
+    "                      one name or form a line; --summary adds a tab and its meaning)\n"
     "placement:  block | cyclic | scatter:seed=S\n"
     "memory:     BYTES | normal:mean=M,sd=S,seed=K | file:PATH   (free memory per host)\n";
 
-/* The usage, then the strategies from the registry. */
+/* A registry as the library exposes it: entry i's name, form and summary. */
+struct registry {
+    const char *kind;
+    int (*count)(void);
+    const char *(*name)(int i);
+    const char *(*form)(int i);
+    const char *(*summary)(int i);
+};
+
+static const struct registry registries[] = {
+    {"strategies", tacio_strategy_get_count, tacio_strategy_get_name, tacio_strategy_get_name,
+     tacio_strategy_get_summary},
+    {"patterns", tacio_pattern_kind_get_count, tacio_pattern_kind_get_name,
+     tacio_pattern_kind_get_form, tacio_pattern_kind_get_summary},
+    {"topologies", tacio_topo_kind_get_count, tacio_topo_kind_get_name, tacio_topo_kind_get_form,
+     tacio_topo_kind_get_summary},
+};
+#define NREGISTRIES ((int)(sizeof registries / sizeof registries[0]))
+
+/* The usage, then each registry's forms on one line. */
 static void print_usage(void)
 {
     fputs(usage, stdout);
-    fputs("strategies:", stdout);
-    for (int i = 0; i < tacio_strategy_get_count(); i++)
-        printf(" %s", tacio_strategy_get_name(i));
-    putchar('\n');
+    for (int r = 0; r < NREGISTRIES; r++) {
+        printf("%s:", registries[r].kind);
+        for (int i = 0; i < registries[r].count(); i++)
+            printf(" %s", registries[r].form(i));
+        putchar('\n');
+    }
+}
+
+/* tacio list KIND [--summary]: the registry, one entry a line. */
+static int cmd_list(int argc, char **argv)
+{
+    bool summary = argc == 2 && !strcmp(argv[1], "--summary");
+    for (int r = 0; argc >= 1 && (argc == 1 || summary) && r < NREGISTRIES; r++) {
+        if (strcmp(argv[0], registries[r].kind))
+            continue;
+        for (int i = 0; i < registries[r].count(); i++)
+            if (summary)
+                printf("%s\t%s\n", registries[r].form(i), registries[r].summary(i));
+            else
+                puts(registries[r].form(i));
+        return 0;
+    }
+    return cli_error("expected tacio list strategies|patterns|topologies [--summary]");
 }
 
 struct options {
@@ -134,7 +169,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 {
     if (argc < 2 || (strcmp(argv[1], "plan") && strcmp(argv[1], "compare")))
         return cli_error(
-            "expected a command: tacio plan|compare|platform|report ... (tacio --help)");
+            "expected a command: tacio plan|compare|platform|report|list ... (tacio --help)");
     o->cmd = argv[1];
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
@@ -389,6 +424,8 @@ int main(int argc, char **argv)
         return cmd_platform(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "report"))
         return cmd_report(argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "list"))
+        return cmd_list(argc - 2, argv + 2);
     struct options o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc)

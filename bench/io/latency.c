@@ -5,6 +5,10 @@
  *   view   MPI_File_set_view at that offset (a contiguous filetype of T
  *          bytes), then write_all / read_all: a view per call, as HDF5 and
  *          IOR's useStridedDatatype set one
+ *   floor  no MPI-IO: pwrite / pread at that offset, then one MPI_Allreduce
+ *          of an int: the least a collective call can cost when every rank
+ *          must learn whether any rank failed (tacio's rule; OMPIO's
+ *          write_at_all on contiguous data sends nothing and can be faster)
  * Every 8-byte slot holds its number plus a per-pass salt; read buffers and
  * (POSIX) the file are checked against it.
  * Prints on rank 0, per direction:
@@ -12,7 +16,7 @@
  *   each pass's slowest rank) faults_per_call=F rss_kib_first=A rss_kib_last=B wrong=W
  * where rss_kib_first is the peak RSS after the first pass and rss_kib_last
  * after the last: the engine must not grow with the number of calls.
- * usage: latency FILE plain|view TRANSFER CALLS PASSES */
+ * usage: latency FILE plain|view|floor TRANSFER CALLS PASSES */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -25,7 +29,7 @@
 #define BLOCK (64 << 10)
 
 struct lat {
-    int rank, np, view;
+    int rank, np, view, floor, fd; /* fd: floor mode's POSIX descriptor */
     int64_t transfer, calls;
     MPI_Datatype ttype; /* view: T bytes, contiguous */
 };
@@ -67,11 +71,26 @@ static int64_t wrong_in(const struct lat *l, const double *buf, int64_t k, int s
     return wrong;
 }
 
+/* floor mode's call: the transfer, then every rank learns the worst result. */
+static void floor_call(const struct lat *l, double *buf, MPI_Offset off, int write)
+{
+    ssize_t n = write ? pwrite(l->fd, buf, (size_t)l->transfer, off)
+                      : pread(l->fd, buf, (size_t)l->transfer, off);
+    int bad = n != l->transfer, any;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any) {
+        fprintf(stderr, "latency: floor %s failed\n", write ? "pwrite" : "pread");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
 static void one_call(const struct lat *l, MPI_File fh, double *buf, int64_t k, int write)
 {
     MPI_Offset off = offset_of(l, k);
     int n = (int)l->transfer;
-    if (l->view) {
+    if (l->floor)
+        floor_call(l, buf, off, write);
+    else if (l->view) {
         check(MPI_File_set_view(fh, off, MPI_BYTE, l->ttype, "native", MPI_INFO_NULL), "set_view");
         check(write ? MPI_File_write_all(fh, buf, n, MPI_BYTE, MPI_STATUS_IGNORE)
                     : MPI_File_read_all(fh, buf, n, MPI_BYTE, MPI_STATUS_IGNORE),
@@ -146,7 +165,10 @@ static void report(const struct lat *l, const char *op, const double *t, int pas
     if (l->rank)
         return;
     printf("latency mode=%s op=%s np=%d transfer=%lld calls=%lld times=",
-           l->view ? "view" : "plain", op, l->np, (long long)l->transfer, (long long)l->calls);
+           l->floor  ? "floor"
+           : l->view ? "view"
+                     : "plain",
+           op, l->np, (long long)l->transfer, (long long)l->calls);
     for (int i = 0; i < passes; i++)
         printf("%s%.9f", i ? "," : "", t[i]);
     printf(" faults_per_call=%.3f rss_kib_first=%ld rss_kib_last=%ld wrong=%lld\n", f, a, b,
@@ -162,13 +184,15 @@ int main(int argc, char **argv)
     int passes = argc == 6 ? atoi(argv[5]) : 0;
     if (argc == 6) {
         l.view = !strcmp(argv[2], "view");
+        l.floor = !strcmp(argv[2], "floor");
         l.transfer = atoll(argv[3]);
         l.calls = atoll(argv[4]);
     }
-    if (argc != 6 || (!l.view && strcmp(argv[2], "plain")) || l.transfer <= 0 || l.transfer % 8 ||
-        BLOCK % l.transfer || l.calls <= 0 || passes <= 0) {
+    if (argc != 6 || (!l.view && !l.floor && strcmp(argv[2], "plain")) || l.transfer <= 0 ||
+        l.transfer % 8 || BLOCK % l.transfer || l.calls <= 0 || passes <= 0) {
         if (!l.rank)
-            fprintf(stderr, "usage: latency FILE plain|view TRANSFER(divides 64k) CALLS PASSES\n");
+            fprintf(stderr,
+                    "usage: latency FILE plain|view|floor TRANSFER(divides 64k) CALLS PASSES\n");
         MPI_Finalize();
         return 2;
     }
@@ -185,6 +209,11 @@ int main(int argc, char **argv)
     check(
         MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
         "open");
+    l.fd = l.floor ? open(argv[1], O_RDWR) : -1;
+    if (l.floor && l.fd < 0) {
+        perror("latency: open");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     int64_t wrong = 0;
     long rss_first = 0, f0 = 0;
     for (int i = 0; i <= passes; i++) { /* pass 0 warms up */
@@ -198,6 +227,8 @@ int main(int argc, char **argv)
     }
     double faults = (double)(minflt() - f0) / (double)(2 * l.calls * passes);
     long rss_last = maxrss_kib();
+    if (l.fd >= 0)
+        close(l.fd);
     check(MPI_File_close(&fh), "close");
     wrong += check_file(&l, argv[1], passes + 1);
     report(&l, "write", tw + 1, passes, faults, rss_first, rss_last, wrong);

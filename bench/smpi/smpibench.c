@@ -28,7 +28,7 @@ struct pieces {
     int *len; /* in doubles */
 };
 
-static void add_piece(int64_t off, int64_t len, void *ctx)
+static int add_piece(int64_t off, int64_t len, void *ctx)
 {
     struct pieces *p = ctx;
     if (p->n == p->cap) {
@@ -40,6 +40,7 @@ static void add_piece(int64_t off, int64_t len, void *ctx)
     }
     p->disp[p->n] = (MPI_Aint)off;
     p->len[p->n++] = (int)(len / 8);
+    return 0;
 }
 
 static MPI_Datatype view_type(const struct pattern *pat)
@@ -140,6 +141,7 @@ int main(int argc, char **argv)
                ws.st1_access, ws.st2_plan, ws.st3_route, ws.st4_shuffle, ws.st5_io, rs.st1_access,
                rs.st2_plan, rs.st3_route, rs.st4_shuffle, rs.st5_io);
     MPI_Type_free(&ft);
+    pattern_release(&pat);
     MPI_Info_free(&info);
     free(buf);
     MPI_Finalize();

@@ -34,6 +34,13 @@ void strip_comment(char *line)
         *hash = '\0';
 }
 
+void forms_join(char *buf, size_t size, const char *form, bool last)
+{
+    size_t used = strlen(buf);
+    const char *sep = !used ? "" : last ? " or " : ", ";
+    snprintf(buf + used, size - used, "%s%s", sep, form);
+}
+
 int grow_array(void **arr, size_t elem, int64_t need, int64_t *cap)
 {
     if (need <= *cap)

@@ -54,6 +54,9 @@ void *xcalloc(size_t n, size_t size);
 char **names_copy(char *const *names, int n);
 /* Cut a text line at its first '#': the comment rule of every input file. */
 void strip_comment(char *line);
+/* Appends a registry's form to the list in buf ("a, b or c" once the last
+ * is in): what an "expected ..." message names. */
+void forms_join(char *buf, size_t size, const char *form, bool last);
 /* qsort comparator for ints, ascending. */
 int cmp_int(const void *a, const void *b);
 

@@ -96,8 +96,8 @@ static int stretch_io(struct indep *in, int64_t lo, int64_t hi)
 int indep_run(struct call *c)
 {
     struct indep in = {.c = c};
-    double t0 = backend_clock();
-    c->own_io = c->a.n > 0; /* a host's other ranks (nodeagg) were served by its leader */
+    double t0 = stage_start(c); /* every caller has just ended a stage */
+    c->own_io = c->a.n > 0;     /* a host's other ranks (nodeagg) were served by its leader */
     int64_t lo, hi;
     access_span(&c->a, &lo, &hi);
     int rc = 0;

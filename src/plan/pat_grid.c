@@ -1,14 +1,10 @@
-/* Block-decomposed 3-D arrays in row-major order: cube, btio, collperf.
- * Blocks follow MPI_Type_create_darray's BLOCK rule: ceil(n/d) elements per
- * block, the last blocks shorter (or empty). */
+/* Block-decomposed 3-D arrays in row-major order: cube, coarse, btio,
+ * collperf. Blocks follow MPI_Type_create_darray's BLOCK rule: ceil(n/d)
+ * elements per block, the last blocks shorter (or empty). */
 #include "../base/util.h"
 #include "pattern.h"
 
 #include <string.h>
-
-#define CUBE_FORM "cube:n=N[,elem=8] with --procs q^3"
-#define BTIO_FORM "btio:n=N[,elem=8] with --procs q^2"
-#define COLLPERF_FORM "collperf:n=N[,elem=4] with any --procs"
 
 struct box {
     int64_t lo[3], hi[3];
@@ -165,6 +161,8 @@ static const struct pattern_ops cube_ops = {"cube",       grid_span,    grid_pre
                                             grid_extents, grid_regions, grid_total_below};
 static const struct pattern_ops collperf_ops = {"collperf",   grid_span,    grid_prefix,
                                                 grid_extents, grid_regions, grid_total_below};
+static const struct pattern_ops coarse_ops = {"coarse",     grid_span,    grid_prefix,
+                                              grid_extents, grid_regions, grid_total_below};
 
 /* BTIO: p = q^2 ranks; in slice k (the k-th block along the slowest axis) the
  * rank holding cell (r, c) of slice 0 holds ((r - k) mod q, (c + k) mod q). */
@@ -291,6 +289,12 @@ void dims_create(int n, int nd, int *dims)
                 }
             }
         }
+    if (nd == 2) /* the largest factor b <= sqrt(n): the closest pair */
+        for (int b = 1; (int64_t)b * b <= n; b++)
+            if (n % b == 0) {
+                best[0] = n / b;
+                best[1] = b;
+            }
     for (int i = 0; i < nd; i++)
         dims[i] = best[i];
 }
@@ -308,15 +312,32 @@ static int int_root(int64_t v, int k)
     }
 }
 
-int pattern_parse_grid(struct tacio_pattern *p, const char *kind, void *spec_v, int nprocs)
+/* The process grid and operations of a kind whose rank count fits it (btio
+ * and cube need a square and a cube, q their root). */
+static void grid_layout(struct tacio_pattern *p, const char *kind, int q)
 {
-    struct spec *s = spec_v;
+    if (!strcmp(kind, "btio") || !strcmp(kind, "cube")) {
+        p->dims[0] = p->dims[1] = p->dims[2] = q;
+        p->ops = kind[0] == 'b' ? &btio_ops : &cube_ops;
+    } else if (!strcmp(kind, "coarse")) {
+        dims_create(p->nprocs, 2, p->dims);
+        p->dims[2] = 1;
+        p->ops = &coarse_ops;
+    } else {
+        dims_create(p->nprocs, 3, p->dims);
+        p->ops = &collperf_ops;
+    }
+}
+
+int pattern_parse_grid(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
+                       int nprocs)
+{
+    const char *kind = k->name, *form = k->form;
     bool btio = !strcmp(kind, "btio"), cube = !strcmp(kind, "cube");
-    const char *form = btio ? BTIO_FORM : cube ? CUBE_FORM : COLLPERF_FORM;
     int64_t n, elem;
     int rc;
     if ((rc = spec_get_i64(s, "n", 0, 1, &n, form)) ||
-        (rc = spec_get_size(s, "elem", cube || btio ? 8 : 4, 1, &elem, form)) ||
+        (rc = spec_get_size(s, "elem", strcmp(kind, "collperf") ? 8 : 4, 1, &elem, form)) ||
         (rc = spec_check_unused(s, form)))
         return rc;
     if (n == 0)
@@ -336,11 +357,7 @@ int pattern_parse_grid(struct tacio_pattern *p, const char *kind, void *spec_v, 
     p->n[0] = p->n[1] = p->n[2] = n;
     p->elem = elem;
     p->nprocs = nprocs;
-    if (btio || cube)
-        p->dims[0] = p->dims[1] = p->dims[2] = q;
-    else
-        dims_create(nprocs, 3, p->dims);
-    p->ops = btio ? &btio_ops : cube ? &cube_ops : &collperf_ops;
+    grid_layout(p, kind, q);
     if (btio)
         btio_tabulate(p); /* an allocation failure only costs speed */
     return 0;

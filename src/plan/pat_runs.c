@@ -5,11 +5,6 @@
 
 #include <string.h>
 
-#define IOR_FORM "ior:block=B,transfer=T,segments=S (B a multiple of T)"
-#define MESH_FORM "mesh:elems=E[,seed=S][,elem=8]"
-#define EXTENTS_FORM "extents:FILE with lines 'rank offset length'"
-#define MATRIX_FORM "matrix:FILE with one row per rank, one column per file domain"
-
 /* ---- run lists ---- */
 
 static void runs_span(const struct tacio_pattern *p, int rank, int64_t *lo, int64_t *hi)
@@ -226,22 +221,23 @@ static int64_t ior_total_below(const struct tacio_pattern *p, int64_t x)
 static const struct pattern_ops ior_ops = {"ior",       ior_span,    ior_prefix,
                                            ior_extents, ior_regions, ior_total_below};
 
-int pattern_parse_ior(struct tacio_pattern *p, void *spec_v, int nprocs)
+int pattern_parse_ior(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
+                      int nprocs)
 {
-    struct spec *s = spec_v;
+    const char *form = k->form;
     int rc;
-    if ((rc = spec_get_size(s, "block", 1 << 20, 1, &p->block, IOR_FORM)) ||
-        (rc = spec_get_size(s, "transfer", 256 << 10, 1, &p->transfer, IOR_FORM)) ||
-        (rc = spec_get_i64(s, "segments", 1, 1, &p->segments, IOR_FORM)) ||
-        (rc = spec_check_unused(s, IOR_FORM)))
+    if ((rc = spec_get_size(s, "block", 1 << 20, 1, &p->block, form)) ||
+        (rc = spec_get_size(s, "transfer", 256 << 10, 1, &p->transfer, form)) ||
+        (rc = spec_get_i64(s, "segments", 1, 1, &p->segments, form)) ||
+        (rc = spec_check_unused(s, form)))
         return rc;
     if (p->block % p->transfer)
         return tacio_fail(TACIO_EINVAL,
                           "ior block=%lld is not a multiple of transfer=%lld; "
                           "expected %s",
-                          (long long)p->block, (long long)p->transfer, IOR_FORM);
+                          (long long)p->block, (long long)p->transfer, form);
     if (nprocs <= 0)
-        return tacio_fail(TACIO_EINVAL, "ior needs a rank count; expected %s", IOR_FORM);
+        return tacio_fail(TACIO_EINVAL, "ior needs a rank count; expected %s", form);
     if (p->block > INT64_MAX / p->segments / nprocs)
         return tacio_fail(TACIO_ERANGE, "ior file size overflows 64 bits");
     p->nprocs = nprocs;
@@ -313,19 +309,18 @@ static int mesh_generate(struct tacio_pattern *p, int64_t elems, uint64_t seed, 
     return rc;
 }
 
-int pattern_parse_mesh(struct tacio_pattern *p, void *spec_v, int nprocs)
+int pattern_parse_mesh(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
+                       int nprocs)
 {
-    struct spec *s = spec_v;
+    const char *form = k->form;
     int64_t elems, seed;
     int rc;
-    if ((rc = spec_get_i64(s, "elems", 0, 1, &elems, MESH_FORM)) ||
-        (rc = spec_get_i64(s, "seed", 1, 0, &seed, MESH_FORM)) ||
-        (rc = spec_get_size(s, "elem", 8, 1, &p->elem, MESH_FORM)) ||
-        (rc = spec_check_unused(s, MESH_FORM)))
+    if ((rc = spec_get_i64(s, "elems", 0, 1, &elems, form)) ||
+        (rc = spec_get_i64(s, "seed", 1, 0, &seed, form)) ||
+        (rc = spec_get_size(s, "elem", 8, 1, &p->elem, form)) || (rc = spec_check_unused(s, form)))
         return rc;
     if (elems == 0 || nprocs <= 0)
-        return tacio_fail(TACIO_EINVAL, "mesh needs elems=E and a rank count; expected %s",
-                          MESH_FORM);
+        return tacio_fail(TACIO_EINVAL, "mesh needs elems=E and a rank count; expected %s", form);
     if (elems > 2000000000LL)
         return tacio_fail(TACIO_ERANGE, "mesh elems=%lld is above 2e9", (long long)elems);
     p->nprocs = nprocs;
@@ -354,14 +349,26 @@ static int read_extent_line(char *line, struct run_buf *b, int *maxrank)
     return len ? run_push(b, (int)r, off, len) : 0;
 }
 
-int pattern_parse_extents(struct tacio_pattern *p, const char *path, int nprocs)
+/* A file kind's path: its spec is KIND:FILE and nothing else. */
+static int file_arg(const struct pattern_kind *k, struct spec *s, const char **path)
 {
+    *path = s->arg;
+    return s->arg && !s->nkv ? 0 : tacio_fail(TACIO_EINVAL, "expected %s", k->form);
+}
+
+int pattern_parse_extents(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
+                          int nprocs)
+{
+    const char *path;
+    int rc = file_arg(k, s, &path);
+    if (rc)
+        return rc;
     FILE *f = fopen(path, "r");
     if (!f)
         return tacio_fail(TACIO_EIO, "cannot open extents file '%s'", path);
     struct run_buf b = {0};
     char line[512];
-    int rc = 0, lineno = 0, maxrank = -1;
+    int lineno = 0, maxrank = -1;
     while (!rc && fgets(line, sizeof line, f)) {
         lineno++;
         if ((rc = read_extent_line(line, &b, &maxrank)) == TACIO_EINVAL)
@@ -370,7 +377,8 @@ int pattern_parse_extents(struct tacio_pattern *p, const char *path, int nprocs)
     }
     fclose(f);
     if (!rc && maxrank < 0)
-        rc = tacio_fail(TACIO_EINVAL, "%s: no extents; expected %s", path, EXTENTS_FORM);
+        rc =
+            tacio_fail(TACIO_EINVAL, "%s: no extents; expected %s (%s)", path, k->form, k->summary);
     if (!rc && nprocs > 0 && maxrank >= nprocs)
         rc = tacio_fail(TACIO_EINVAL, "%s names rank %d but the job has %d ranks", path, maxrank,
                         nprocs);
@@ -471,16 +479,18 @@ static int matrix_layout(struct tacio_pattern *p, const int64_t *c, int rows, in
     return rc;
 }
 
-int pattern_parse_matrix(struct tacio_pattern *p, const char *path, int nprocs)
+int pattern_parse_matrix(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
+                         int nprocs)
 {
+    const char *path;
     int64_t *c;
     int rows, cols;
-    int rc = read_int_matrix(path, &c, &rows, &cols);
-    if (rc)
+    int rc = file_arg(k, s, &path);
+    if (rc || (rc = read_int_matrix(path, &c, &rows, &cols)))
         return rc;
     if (nprocs > 0 && rows != nprocs)
         rc = tacio_fail(TACIO_EINVAL, "%s has %d rows but the job has %d ranks; expected %s", path,
-                        rows, nprocs, MATRIX_FORM);
+                        rows, nprocs, k->form);
     p->nprocs = rows;
     p->elem = 1;
     if (!rc)

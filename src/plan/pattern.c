@@ -3,26 +3,65 @@
 
 #include <string.h>
 
-#define PATTERN_FORMS                                                                              \
-    "cube:n=N, btio:n=N, collperf:n=N, ior:block=B,transfer=T,segments=S, "                        \
-    "mesh:elems=E,seed=S, extents:FILE or matrix:FILE"
+/* The registry, in the order users meet the kinds. */
+static const struct pattern_kind kinds[] = {
+    {"cube", "cube:n=N[,elem=8]",
+     "N^3 elements, row-major, block-decomposed over a q x q x q grid (p = q^3): TATP's cube",
+     pattern_parse_grid},
+    {"coarse", "coarse:n=N[,elem=8]",
+     "the cube's array over the 2-D grid MPI_Dims_create(p, 2) gives, rows whole: long runs",
+     pattern_parse_grid},
+    {"btio", "btio:n=N[,elem=8]",
+     "NPB BTIO, p = q^2: the rank with cell (r,c) in slice 0 holds ((r-k) mod q, (c+k) mod q) "
+     "in slice k",
+     pattern_parse_grid},
+    {"collperf", "collperf:n=N[,elem=4]",
+     "ROMIO coll_perf: N^3 elements over the 3-D grid MPI_Dims_create gives", pattern_parse_grid},
+    {"ior", "ior:block=B,transfer=T,segments=S",
+     "IOR shared file: segment s of rank r at (s*p + r)*B, T-sized pieces", pattern_parse_ior},
+    {"struct", "struct:records=N",
+     "N records per rank of 24 bytes in 32-byte slots, slot k*p + r: a struct with a hole "
+     "(bytes 16-23), written through an hindexed type",
+     pattern_parse_struct},
+    {"mesh", "mesh:elems=E[,seed=S][,elem=8]",
+     "unstructured-mesh-like (BISP3D in LATP): contiguous runs per rank plus scattered elements",
+     pattern_parse_mesh},
+    {"extents", "extents:FILE", "lines `rank offset length`", pattern_parse_extents},
+    {"matrix", "matrix:FILE",
+     "an explicit p x a C (bytes rank i holds for FD j), `#` comments; fixes the FDs",
+     pattern_parse_matrix},
+};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+
+int tacio_pattern_kind_get_count(void)
+{
+    return NKINDS;
+}
+
+const char *tacio_pattern_kind_get_name(int i)
+{
+    return i >= 0 && i < NKINDS ? kinds[i].name : NULL;
+}
+
+const char *tacio_pattern_kind_get_form(int i)
+{
+    return i >= 0 && i < NKINDS ? kinds[i].form : NULL;
+}
+
+const char *tacio_pattern_kind_get_summary(int i)
+{
+    return i >= 0 && i < NKINDS ? kinds[i].summary : NULL;
+}
 
 static int parse_by_kind(struct tacio_pattern *p, struct spec *s, int nprocs)
 {
-    const char *k = s->name;
-    if (!strcmp(k, "cube") || !strcmp(k, "btio") || !strcmp(k, "collperf"))
-        return pattern_parse_grid(p, k, s, nprocs);
-    if (!strcmp(k, "ior"))
-        return pattern_parse_ior(p, s, nprocs);
-    if (!strcmp(k, "mesh"))
-        return pattern_parse_mesh(p, s, nprocs);
-    if (!strcmp(k, "extents") || !strcmp(k, "matrix")) {
-        if (!s->arg || s->nkv)
-            return tacio_fail(TACIO_EINVAL, "expected %s:FILE", k);
-        return k[0] == 'e' ? pattern_parse_extents(p, s->arg, nprocs)
-                           : pattern_parse_matrix(p, s->arg, nprocs);
+    char forms[1024] = "";
+    for (int i = 0; i < NKINDS; i++) {
+        if (!strcmp(s->name, kinds[i].name))
+            return kinds[i].parse(p, &kinds[i], s, nprocs);
+        forms_join(forms, sizeof forms, kinds[i].form, i == NKINDS - 1);
     }
-    return tacio_fail(TACIO_EINVAL, "unknown pattern '%s'; expected %s", k, PATTERN_FORMS);
+    return tacio_fail(TACIO_EINVAL, "unknown pattern '%s'; expected %s", s->name, forms);
 }
 
 int tacio_pattern_parse(const char *text, int nprocs, struct tacio_pattern **out)
@@ -50,6 +89,27 @@ int tacio_pattern_parse(const char *text, int nprocs, struct tacio_pattern **out
 int tacio_pattern_get_nprocs(const struct tacio_pattern *p)
 {
     return p->nprocs;
+}
+
+int tacio_pattern_walk(const struct tacio_pattern *p, int rank, tacio_extent_fn fn, void *ctx)
+{
+    if (!p || !fn || rank < 0 || rank >= p->nprocs)
+        return tacio_fail(TACIO_EINVAL, "tacio_pattern_walk: rank %d of %d, or no pattern", rank,
+                          p ? p->nprocs : 0);
+    return p->ops->extents(p, rank, fn, ctx);
+}
+
+int64_t tacio_pattern_get_bytes_below(const struct tacio_pattern *p, int rank, int64_t x)
+{
+    if (!p || rank < -1 || rank >= p->nprocs)
+        return tacio_fail(TACIO_EINVAL, "tacio_pattern_get_bytes_below: rank %d of %d", rank,
+                          p ? p->nprocs : 0);
+    return rank < 0 ? pattern_total_in(p, 0, max64(0, x)) : p->ops->prefix(p, rank, x);
+}
+
+void tacio_pattern_get_range(const struct tacio_pattern *p, int64_t *lo, int64_t *hi)
+{
+    pattern_range(p, lo, hi);
 }
 
 void tacio_pattern_free(struct tacio_pattern *p)

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-typedef int (*extent_fn)(int64_t off, int64_t len, void *ctx);
+typedef tacio_extent_fn extent_fn; /* the public walk's callback */
 /* A region [off, end) of one rank's data holding `bytes` of it. When block
  * is set, those bytes are blocks of `block` bytes every `stride` from off (a
  * box's rows in a plane, or block == stride for a dense run), so the bytes
@@ -63,6 +63,8 @@ struct tacio_pattern {
 
     /* ior */
     int64_t block, transfer, segments;
+    /* struct: records per rank */
+    int64_t records;
 
     /* run lists (mesh, extents, matrix): rank r's runs are
      * [run_first[r], run_first[r+1]) sorted by offset; run_cum is the bytes
@@ -93,7 +95,7 @@ int64_t pattern_total_in(const struct tacio_pattern *p, int64_t lo, int64_t hi);
 /* [min, max) over all ranks' spans. */
 void pattern_range(const struct tacio_pattern *p, int64_t *lo, int64_t *hi);
 
-/* MPI_Dims_create's balanced factorisation of n into nd non-increasing dims. */
+/* MPI_Dims_create's balanced factorisation of n into nd (1, 2 or 3) non-increasing dims. */
 void dims_create(int n, int nd, int *dims);
 
 /* Constructors shared by the run-list patterns. */
@@ -111,10 +113,27 @@ int pattern_from_summary(int nprocs, const int64_t *run_first, const int64_t *of
 int pattern_from_triplets(int nprocs, int nfds, int64_t n, const int *rank, const int *fd,
                           const int64_t *bytes, struct tacio_pattern **out);
 
-int pattern_parse_grid(struct tacio_pattern *p, const char *kind, void *spec, int nprocs);
-int pattern_parse_ior(struct tacio_pattern *p, void *spec, int nprocs);
-int pattern_parse_mesh(struct tacio_pattern *p, void *spec, int nprocs);
-int pattern_parse_extents(struct tacio_pattern *p, const char *path, int nprocs);
-int pattern_parse_matrix(struct tacio_pattern *p, const char *path, int nprocs);
+/* The pattern registry (pattern.c): a kind's name, its form as users write
+ * it (the CLI's usage, `tacio list patterns`, the README's table and every
+ * "expected ..." message show this one string), a line on its meaning,
+ * and its parser, which fills p from the spec for nprocs ranks. */
+struct spec;
+struct pattern_kind {
+    const char *name, *form, *summary;
+    int (*parse)(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s, int nprocs);
+};
+
+int pattern_parse_grid(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
+                       int nprocs);
+int pattern_parse_ior(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
+                      int nprocs);
+int pattern_parse_struct(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
+                         int nprocs);
+int pattern_parse_mesh(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
+                       int nprocs);
+int pattern_parse_extents(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
+                          int nprocs);
+int pattern_parse_matrix(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
+                         int nprocs);
 
 #endif

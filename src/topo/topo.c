@@ -5,13 +5,14 @@
 #include <math.h>
 #include <string.h>
 
-#define TREE_FORM "tree:racks=R,nodes=N,cores=C"
-#define FLAT_FORM "flat:nodes=N,cores=C"
-#define FAT_FORM "fattree:k=K,cores=C (K even: K pods of K/2 edge switches of K/2 hosts)"
-#define DRAGONFLY_FORM "dragonfly:groups=G,chassis=C,routers=R,nodes=N,cores=K"
-#define SLURM_FORM "slurm:TOPOLOGY_CONF[,nodes=HOSTLIST][,cores=C]"
-#define TOPO_FORMS                                                                                 \
-    TREE_FORM ", " FAT_FORM ", " DRAGONFLY_FORM ", " FLAT_FORM ", " SLURM_FORM " or dist:FILE"
+/* The topology registry (below): a kind's name, its form as users write
+ * it (the CLI's usage, `tacio list topologies`, the README's table and
+ * every "expected ..." message show this one string), a line on its
+ * meaning, and its parser. */
+struct topo_kind {
+    const char *name, *form, *summary;
+    int (*parse)(struct tacio_topo *t, const struct topo_kind *k, struct spec *s);
+};
 
 struct tacio_topo *topo_alloc(void)
 {
@@ -163,9 +164,10 @@ static int build_tree_spec(struct tacio_topo *t, int64_t racks, int64_t nodes)
     return 0;
 }
 
-static int parse_tree(struct tacio_topo *t, struct spec *s, bool flat)
+static int parse_tree(struct tacio_topo *t, const struct topo_kind *k, struct spec *s)
 {
-    const char *form = flat ? FLAT_FORM : TREE_FORM;
+    const char *form = k->form;
+    bool flat = !strcmp(k->name, "flat");
     int64_t racks = 1, nodes, cores;
     int rc = 0;
     if (!flat)
@@ -180,17 +182,17 @@ static int parse_tree(struct tacio_topo *t, struct spec *s, bool flat)
     return build_tree_spec(t, racks, nodes);
 }
 
-static int parse_fattree(struct tacio_topo *t, struct spec *s)
+static int parse_fattree(struct tacio_topo *t, const struct topo_kind *kind, struct spec *s)
 {
+    const char *form = kind->form;
     int64_t k, cores;
     int rc;
-    if ((rc = spec_get_i64(s, "k", 4, 2, &k, FAT_FORM)) ||
-        (rc = spec_get_i64(s, "cores", 1, 1, &cores, FAT_FORM)) ||
-        (rc = spec_check_unused(s, FAT_FORM)))
+    if ((rc = spec_get_i64(s, "k", 4, 2, &k, form)) ||
+        (rc = spec_get_i64(s, "cores", 1, 1, &cores, form)) || (rc = spec_check_unused(s, form)))
         return rc;
     if (k % 2 || k > 256)
         return tacio_fail(TACIO_EINVAL, "fattree k=%lld must be even and <= 256; expected %s",
-                          (long long)k, FAT_FORM);
+                          (long long)k, form);
     t->cores = (int)cores;
     char name[64];
     int root = topo_add_vertex(t, -1, "core");
@@ -216,19 +218,19 @@ static int parse_fattree(struct tacio_topo *t, struct spec *s)
  * one hop more than the shortest path between two routers of one chassis
  * (4 against 3) and keeps the order of distances, which is what the
  * strategies compare. */
-static int parse_dragonfly(struct tacio_topo *t, struct spec *s)
+static int parse_dragonfly(struct tacio_topo *t, const struct topo_kind *k, struct spec *s)
 {
+    const char *form = k->form;
     int64_t g, c, r, n, cores;
     int rc;
-    if ((rc = spec_get_i64(s, "groups", 1, 1, &g, DRAGONFLY_FORM)) ||
-        (rc = spec_get_i64(s, "chassis", 1, 1, &c, DRAGONFLY_FORM)) ||
-        (rc = spec_get_i64(s, "routers", 1, 1, &r, DRAGONFLY_FORM)) ||
-        (rc = spec_get_i64(s, "nodes", 1, 1, &n, DRAGONFLY_FORM)) ||
-        (rc = spec_get_i64(s, "cores", 1, 1, &cores, DRAGONFLY_FORM)) ||
-        (rc = spec_check_unused(s, DRAGONFLY_FORM)))
+    if ((rc = spec_get_i64(s, "groups", 1, 1, &g, form)) ||
+        (rc = spec_get_i64(s, "chassis", 1, 1, &c, form)) ||
+        (rc = spec_get_i64(s, "routers", 1, 1, &r, form)) ||
+        (rc = spec_get_i64(s, "nodes", 1, 1, &n, form)) ||
+        (rc = spec_get_i64(s, "cores", 1, 1, &cores, form)) || (rc = spec_check_unused(s, form)))
         return rc;
     if (g * c * r * n > 10000000 || cores > 1000000)
-        return tacio_fail(TACIO_ERANGE, "topology too large; expected %s", DRAGONFLY_FORM);
+        return tacio_fail(TACIO_ERANGE, "topology too large; expected %s", form);
     t->cores = (int)cores;
     char name[64];
     int top = topo_add_vertex(t, -1, "top"), host = 0;
@@ -259,38 +261,83 @@ static int parse_dragonfly(struct tacio_topo *t, struct spec *s)
     return top < 0 ? top : 0;
 }
 
-static int parse_slurm_spec(struct tacio_topo *t, struct spec *s)
+static int parse_slurm_spec(struct tacio_topo *t, const struct topo_kind *k, struct spec *s)
 {
+    const char *form = k->form;
     int64_t cores;
     int rc;
     if (!s->arg)
-        return tacio_fail(TACIO_EINVAL, "slurm: needs a file; expected %s", SLURM_FORM);
+        return tacio_fail(TACIO_EINVAL, "slurm: needs a file; expected %s", form);
     const char *nodes = spec_get(s, "nodes");
-    if ((rc = spec_get_i64(s, "cores", 1, 1, &cores, SLURM_FORM)) ||
-        (rc = spec_check_unused(s, SLURM_FORM)))
+    if ((rc = spec_get_i64(s, "cores", 1, 1, &cores, form)) || (rc = spec_check_unused(s, form)))
         return rc;
     t->cores = (int)cores;
     return topo_parse_slurm(t, s->arg, nodes);
 }
 
+static int parse_dist_spec(struct tacio_topo *t, const struct topo_kind *k, struct spec *s)
+{
+    if (!s->arg || s->nkv)
+        return tacio_fail(TACIO_EINVAL, "expected %s", k->form);
+    return topo_parse_dist(t, s->arg);
+}
+
+/* The registry, in the order users meet the kinds. */
+static const struct topo_kind kinds[] = {
+    {"tree", "tree:racks=R,nodes=N,cores=C",
+     "R rack switches under one top switch, N hosts each (TATP's Inspur: 4,20,12)", parse_tree},
+    {"fattree", "fattree:k=K,cores=C",
+     "k-ary fat tree (K even): K pods of K/2 edge switches of K/2 hosts (K^3/4 hosts); same "
+     "edge 2, same pod 4, else 6 hops. A pod's K/2 aggregation switches are one vertex, so link "
+     "loads are per bundle",
+     parse_fattree},
+    {"dragonfly", "dragonfly:groups=G,chassis=C,routers=R,nodes=N,cores=K",
+     "a dragonfly (SimGrid's DRAGONFLY cluster) as the tree of its levels: groups, chassis, "
+     "routers, hosts (`n0`...). The real network joins the routers of a chassis, the chassis of "
+     "a group and the groups all-to-all, so the tree counts one hop more between two routers of "
+     "one chassis (4 against 3) but keeps the order of distances",
+     parse_dragonfly},
+    {"flat", "flat:nodes=N,cores=C", "N hosts on one switch", parse_tree},
+    {"slurm", "slurm:FILE[,nodes=HOSTLIST][,cores=C]",
+     "Slurm topology.conf (`SwitchName=s0 Nodes=node[01-20]`, `SwitchName=top "
+     "Switches=s[0-3]`); `nodes=` is the job's allocation, in order",
+     parse_slurm_spec},
+    {"dist", "dist:FILE",
+     "explicit p x p distance matrix; ranks at distance <= 1 share a host. No links, so no link "
+     "loads, and assignment uses the dense solver",
+     parse_dist_spec},
+};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+
+int tacio_topo_kind_get_count(void)
+{
+    return NKINDS;
+}
+
+const char *tacio_topo_kind_get_name(int i)
+{
+    return i >= 0 && i < NKINDS ? kinds[i].name : NULL;
+}
+
+const char *tacio_topo_kind_get_form(int i)
+{
+    return i >= 0 && i < NKINDS ? kinds[i].form : NULL;
+}
+
+const char *tacio_topo_kind_get_summary(int i)
+{
+    return i >= 0 && i < NKINDS ? kinds[i].summary : NULL;
+}
+
 static int parse_by_kind(struct tacio_topo *t, struct spec *s)
 {
-    if (!strcmp(s->name, "tree"))
-        return parse_tree(t, s, false);
-    if (!strcmp(s->name, "flat"))
-        return parse_tree(t, s, true);
-    if (!strcmp(s->name, "fattree"))
-        return parse_fattree(t, s);
-    if (!strcmp(s->name, "dragonfly"))
-        return parse_dragonfly(t, s);
-    if (!strcmp(s->name, "slurm"))
-        return parse_slurm_spec(t, s);
-    if (!strcmp(s->name, "dist")) {
-        if (!s->arg || s->nkv)
-            return tacio_fail(TACIO_EINVAL, "expected dist:FILE");
-        return topo_parse_dist(t, s->arg);
+    char forms[1024] = "";
+    for (int i = 0; i < NKINDS; i++) {
+        if (!strcmp(s->name, kinds[i].name))
+            return kinds[i].parse(t, &kinds[i], s);
+        forms_join(forms, sizeof forms, kinds[i].form, i == NKINDS - 1);
     }
-    return tacio_fail(TACIO_EINVAL, "unknown topology '%s'; expected %s", s->name, TOPO_FORMS);
+    return tacio_fail(TACIO_EINVAL, "unknown topology '%s'; expected %s", s->name, forms);
 }
 
 int tacio_topo_parse(const char *text, struct tacio_topo **out)

@@ -1,5 +1,7 @@
 #include "check.h"
 
+#include "tacio_plan.h"
+
 #include <stdio.h>
 
 int check_failures, check_count;
@@ -21,4 +23,24 @@ int check_report(const char *name)
 {
     printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
     return check_failures ? 1 : 0;
+}
+
+void test_job_init(struct test_job *j, const char *pattern, int procs, const char *topo,
+                   const char *place)
+{
+    *j = (struct test_job){0};
+    CHECK_EQ(tacio_topo_parse(topo, &j->t), 0);
+    int n = procs ? procs : j->t ? tacio_topo_get_fixed_nprocs(j->t) : 0;
+    CHECK_EQ(tacio_pattern_parse(pattern, n, &j->p), 0);
+    if (j->t && j->p)
+        CHECK_EQ(tacio_topo_place(j->t, place, tacio_pattern_get_nprocs(j->p)), 0);
+    CHECK_EQ(tacio_hints_new(&j->h), 0);
+}
+
+void test_job_free(struct test_job *j)
+{
+    tacio_topo_free(j->t);
+    tacio_pattern_free(j->p);
+    tacio_hints_free(j->h);
+    *j = (struct test_job){0};
 }

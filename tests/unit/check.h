@@ -30,6 +30,17 @@ extern int check_failures, check_count;
 
 /* Exit status and summary line for main(). */
 int check_report(const char *name);
+
+/* A planning job: the topology, the pattern for procs ranks (0: as many as
+ * a dist: topology fixes), ranks placed, default hints; each step checked. */
+struct test_job {
+    struct tacio_topo *t;
+    struct tacio_pattern *p;
+    struct tacio_hints *h;
+};
+void test_job_init(struct test_job *j, const char *pattern, int procs, const char *topo,
+                   const char *place);
+void test_job_free(struct test_job *j);
 /* Path of a file in tests/data (argv[1] of every test). */
 const char *data_path(const char *name);
 void check_set_data_dir(const char *dir);

@@ -10,32 +10,18 @@
 #include <string.h>
 
 struct job {
-    struct tacio_topo *t;
-    struct tacio_pattern *p;
-    struct tacio_hints *h;
+    struct test_job base; /* t, p, h (check.h) */
     struct plan_ctx ctx;
 };
 
 static void job_init(struct job *j, const char *pattern, int procs, const char *topo,
                      const char *place, const char *unit)
 {
-    memset(j, 0, sizeof *j);
-    CHECK_EQ(tacio_topo_parse(topo, &j->t), 0);
-    int n = procs ? procs : j->t->dist_n;
-    CHECK_EQ(tacio_pattern_parse(pattern, n, &j->p), 0);
-    CHECK_EQ(tacio_topo_place(j->t, place, j->p->nprocs), 0);
-    CHECK_EQ(tacio_hints_new(&j->h), 0);
+    test_job_init(&j->base, pattern, procs, topo, place);
     if (unit)
-        CHECK_EQ(tacio_hints_set(j->h, "striping_unit", unit), 0);
-    j->ctx = (struct plan_ctx){.pat = j->p, .topo = j->t, .h = j->h};
-    pattern_range(j->p, &j->ctx.lo, &j->ctx.hi);
-}
-
-static void job_free(struct job *j)
-{
-    tacio_topo_free(j->t);
-    tacio_pattern_free(j->p);
-    tacio_hints_free(j->h);
+        CHECK_EQ(tacio_hints_set(j->base.h, "striping_unit", unit), 0);
+    j->ctx = (struct plan_ctx){.pat = j->base.p, .topo = j->base.t, .h = j->base.h};
+    pattern_range(j->base.p, &j->ctx.lo, &j->ctx.hi);
 }
 
 /* A plan with p's FDs and aggregators and none of its metrics. */
@@ -98,7 +84,7 @@ static void check_plan(struct job *j, const struct tacio_plan *p)
         same_metrics(p, &str);
         bare_free(&str);
         struct comm c; /* C's passes split over the threads: the same C */
-        CHECK_EQ(comm_build(j->p, &p->part, threads, &c), 0);
+        CHECK_EQ(comm_build(j->base.p, &p->part, threads, &c), 0);
         CHECK_EQ(c.nnz, p->comm.nnz);
         for (int64_t k = 0; k < c.nnz && k < p->comm.nnz; k++)
             CHECK(c.row[k] == p->comm.row[k] && c.cval[k] == p->comm.cval[k]);
@@ -116,8 +102,8 @@ static void check_job(const char *pattern, int procs, const char *topo, const ch
     job_init(&j, pattern, procs, topo, place, unit);
     for (size_t s = 0; s < sizeof strategies / sizeof *strategies; s++) {
         struct tacio_plan *p = NULL;
-        CHECK_EQ(tacio_hints_set(j.h, "tacio_strategy", strategies[s]), 0);
-        int rc = tacio_plan_compute(j.p, j.t, j.h, &p);
+        CHECK_EQ(tacio_hints_set(j.base.h, "tacio_strategy", strategies[s]), 0);
+        int rc = tacio_plan_compute(j.base.p, j.base.t, j.base.h, &p);
         if (rc)
             fprintf(stderr, "%s %s: %s\n", pattern, strategies[s], tacio_last_error());
         CHECK_EQ(rc, 0);
@@ -125,7 +111,7 @@ static void check_job(const char *pattern, int procs, const char *topo, const ch
             check_plan(&j, p);
         tacio_plan_free(p);
     }
-    job_free(&j);
+    test_job_free(&j.base);
 }
 
 /* Past the size a plan keeps C (lowered here through TACIO_PLAN_KEEP_C),
@@ -135,13 +121,13 @@ static void check_without_c(void)
 {
     struct job j;
     job_init(&j, "cube:n=64", 64, "tree:racks=2,nodes=4,cores=8", "scatter:seed=2", "512");
-    CHECK_EQ(tacio_hints_set(j.h, "tacio_strategy", "tsujita"), 0);
+    CHECK_EQ(tacio_hints_set(j.base.h, "tacio_strategy", "tsujita"), 0);
     struct tacio_plan *kept = NULL, *dropped = NULL, *threaded = NULL;
-    CHECK_EQ(tacio_plan_compute(j.p, j.t, j.h, &kept), 0);
+    CHECK_EQ(tacio_plan_compute(j.base.p, j.base.t, j.base.h, &kept), 0);
     setenv("TACIO_PLAN_KEEP_C", "100", 1);
-    CHECK_EQ(tacio_plan_compute(j.p, j.t, j.h, &dropped), 0);
+    CHECK_EQ(tacio_plan_compute(j.base.p, j.base.t, j.base.h, &dropped), 0);
     setenv("TACIO_PLAN_THREADS", "4", 1);
-    CHECK_EQ(tacio_plan_compute(j.p, j.t, j.h, &threaded), 0);
+    CHECK_EQ(tacio_plan_compute(j.base.p, j.base.t, j.base.h, &threaded), 0);
     unsetenv("TACIO_PLAN_THREADS");
     unsetenv("TACIO_PLAN_KEEP_C");
     CHECK(kept && dropped && threaded && kept->comm.nnz > 100);
@@ -153,13 +139,13 @@ static void check_without_c(void)
         CHECK(tacio_plan_get_order(kept, 0, &s) > 0 && s != NULL);
         CHECK_EQ(tacio_plan_get_order(dropped, 0, &s), -1);
         CHECK(s == NULL);
-        CHECK(tacio_plan_get_hop_bytes(kept, j.t, 0, 0) >= 0);
-        CHECK_EQ(tacio_plan_get_hop_bytes(dropped, j.t, 0, 0), -1);
+        CHECK(tacio_plan_get_hop_bytes(kept, j.base.t, 0, 0) >= 0);
+        CHECK_EQ(tacio_plan_get_hop_bytes(dropped, j.base.t, 0, 0), -1);
     }
     tacio_plan_free(kept);
     tacio_plan_free(dropped);
     tacio_plan_free(threaded);
-    job_free(&j);
+    test_job_free(&j.base);
 }
 
 int main(int argc, char **argv)

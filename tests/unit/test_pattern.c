@@ -194,7 +194,9 @@ static void test_comm_by_regions(void)
     const char *specs[][2] = {{"cube:n=12", "8"},
                               {"btio:n=10,elem=5", "16"},
                               {"collperf:n=7", "5"},
+                              {"coarse:n=9,elem=3", "6"},
                               {"ior:block=64k,transfer=16k,segments=3", "5"},
+                              {"struct:records=40", "3"},
                               {"mesh:elems=3000,seed=3", "7"}};
     uint64_t st = 11;
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
@@ -327,6 +329,95 @@ static void test_closed_forms(void)
     CHECK_EQ(check_pattern("collperf:n=7", 5), 343 * 4);
     CHECK_EQ(check_pattern("ior:block=64k,transfer=16k,segments=3", 5), 5 * 3 * 65536);
     CHECK_EQ(check_pattern("mesh:elems=5000,seed=3", 7), 5000 * 8);
+    CHECK_EQ(check_pattern("coarse:n=10", 6), 1000 * 8);
+    CHECK_EQ(check_pattern("coarse:n=9,elem=3", 4), 729 * 3);
+    CHECK_EQ(check_pattern("coarse:n=5", 7), 125 * 8); /* 7 x 1: blocks of one row empty */
+    CHECK_EQ(check_pattern("struct:records=7", 5), 7 * 5 * 24);
+    CHECK_EQ(check_pattern("struct:records=1", 1), 24);
+}
+
+/* coarse: the 2-D grid's rank (r / d1, r % d1) holds whole rows; struct:
+ * record k of rank r in slot k*p + r, bytes 16-23 a hole. */
+static void test_coarse_and_struct_layout(void)
+{
+    struct tacio_pattern *p = NULL;
+    CHECK_EQ(tacio_pattern_parse("coarse:n=4,elem=1", 8, &p), 0); /* grid 4 x 2 x 1 */
+    CHECK(p->dims[0] == 4 && p->dims[1] == 2 && p->dims[2] == 1);
+    /* rank 3 = (1, 1): plane 1, rows 2 and 3, whole */
+    CHECK_EQ(pattern_bytes_in(p, 3, 16, 32), 8);
+    CHECK_EQ(pattern_bytes_in(p, 3, 16 + 8, 16 + 16), 8);
+    CHECK_EQ(pattern_bytes_in(p, 3, 0, 16), 0);
+    tacio_pattern_free(p);
+    CHECK_EQ(tacio_pattern_parse("struct:records=2", 3, &p), 0);
+    /* rank 1: slots 1 and 4 */
+    CHECK_EQ(pattern_bytes_in(p, 1, 32, 48), 16);
+    CHECK_EQ(pattern_bytes_in(p, 1, 48, 56), 0);
+    CHECK_EQ(pattern_bytes_in(p, 1, 56, 64), 8);
+    CHECK_EQ(pattern_bytes_in(p, 1, 64, 128), 0);
+    CHECK_EQ(pattern_bytes_in(p, 1, 128, 160), 24);
+    int64_t lo, hi;
+    tacio_pattern_get_range(p, &lo, &hi);
+    CHECK(lo == 0 && hi == 6 * 32);
+    tacio_pattern_free(p);
+}
+
+struct walked {
+    int64_t bytes, pieces, stop_after;
+};
+
+static int walked_piece(int64_t off, int64_t len, void *ctx)
+{
+    (void)off;
+    struct walked *w = ctx;
+    w->bytes += len;
+    return ++w->pieces == w->stop_after ? 42 : 0;
+}
+
+/* The public closed form (tacio_pattern_walk, _get_bytes_below,
+ * _get_range) against the internal one, and its bad arguments. */
+static void test_public_closed_form(void)
+{
+    struct tacio_pattern *p = NULL;
+    CHECK_EQ(tacio_pattern_parse("btio:n=10,elem=5", 16, &p), 0);
+    int64_t sum = 0;
+    for (int r = 0; r < 16; r++) {
+        struct walked w = {0};
+        CHECK_EQ(tacio_pattern_walk(p, r, walked_piece, &w), 0);
+        CHECK_EQ(w.bytes, p->ops->prefix(p, r, INT64_MAX / 4));
+        CHECK_EQ(w.bytes, tacio_pattern_get_bytes_below(p, r, INT64_MAX / 4));
+        CHECK_EQ(tacio_pattern_get_bytes_below(p, r, 777), p->ops->prefix(p, r, 777));
+        sum += w.bytes;
+    }
+    CHECK_EQ(tacio_pattern_get_bytes_below(p, -1, INT64_MAX / 4), sum);
+    CHECK_EQ(tacio_pattern_get_bytes_below(p, -1, 777), pattern_total_in(p, 0, 777));
+    struct walked w = {.stop_after = 3};
+    CHECK_EQ(tacio_pattern_walk(p, 5, walked_piece, &w), 42); /* stops at the first nonzero */
+    CHECK_EQ(w.pieces, 3);
+    CHECK_EQ(tacio_pattern_walk(p, 16, walked_piece, &w), TACIO_EINVAL);
+    CHECK_EQ(tacio_pattern_walk(p, -1, walked_piece, &w), TACIO_EINVAL);
+    CHECK_EQ(tacio_pattern_get_bytes_below(p, 16, 0), TACIO_EINVAL);
+    CHECK_EQ(tacio_pattern_get_bytes_below(p, -2, 0), TACIO_EINVAL);
+    tacio_pattern_free(p);
+}
+
+/* The registry: names unique, forms begin with their name, the accessors
+ * NULL outside, and an unknown kind's error names every form. */
+static void test_registry(void)
+{
+    int n = tacio_pattern_kind_get_count();
+    CHECK(n >= 9);
+    struct tacio_pattern *p = NULL;
+    CHECK_EQ(tacio_pattern_parse("sphere:r=1", 4, &p), TACIO_EINVAL);
+    for (int i = 0; i < n; i++) {
+        const char *name = tacio_pattern_kind_get_name(i), *form = tacio_pattern_kind_get_form(i);
+        CHECK(name && form && tacio_pattern_kind_get_summary(i));
+        CHECK(!strncmp(form, name, strlen(name)) && form[strlen(name)] == ':');
+        CHECK(strstr(tacio_last_error(), form) != NULL);
+        for (int j = 0; j < i; j++)
+            CHECK(strcmp(name, tacio_pattern_kind_get_name(j)));
+    }
+    CHECK(tacio_pattern_kind_get_name(n) == NULL && tacio_pattern_kind_get_form(-1) == NULL &&
+          tacio_pattern_kind_get_summary(n) == NULL);
 }
 
 static void test_btio_layout(void)
@@ -353,6 +444,12 @@ static void test_dims_and_ior(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         dims_create(cases[i][0], 3, d);
         CHECK(d[0] == cases[i][1] && d[1] == cases[i][2] && d[2] == cases[i][3]);
+    }
+    /* two dimensions, as MPI_Dims_create(n, 2) */
+    int cases2[][3] = {{8, 4, 2}, {6, 3, 2}, {7, 7, 1}, {16, 4, 4}, {12, 4, 3}, {1, 1, 1}};
+    for (size_t i = 0; i < sizeof cases2 / sizeof *cases2; i++) {
+        dims_create(cases2[i][0], 2, d);
+        CHECK(d[0] == cases2[i][1] && d[1] == cases2[i][2]);
     }
     struct tacio_pattern *p = NULL;
     CHECK_EQ(tacio_pattern_parse("ior:block=4,transfer=2,segments=2", 3, &p), 0);
@@ -396,7 +493,12 @@ static void test_files_and_errors(void)
                             {"sphere:r=1", "4"},
                             {"cube", "8"},
                             {"ior:block=1x", "2"},
-                            {"extents:/nonexistent", "0"}};
+                            {"extents:/nonexistent", "0"},
+                            {"extents:a,b=1", "0"},
+                            {"coarse:n=0", "4"},
+                            {"struct", "4"},
+                            {"struct:records=4", "0"},
+                            {"struct:records=1t,extra=1", "4"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         p = NULL;
         CHECK(tacio_pattern_parse(bad[i][0], atoi(bad[i][1]), &p) < 0);
@@ -413,6 +515,9 @@ int main(int argc, char **argv)
     test_comm_of_summary();
     test_merge_columns();
     test_btio_layout();
+    test_coarse_and_struct_layout();
+    test_public_closed_form();
+    test_registry();
     test_dims_and_ior();
     test_files_and_errors();
     return check_report("test_pattern");

@@ -4,31 +4,15 @@
 
 #include <string.h>
 
-struct job {
-    struct tacio_topo *t;
-    struct tacio_pattern *p;
-    struct tacio_hints *h;
-};
-
-static struct job job(const char *pattern, int procs, const char *topo, const char *place)
+/* A job of check.h's, returned by value for brevity. */
+static struct test_job job(const char *pattern, int procs, const char *topo, const char *place)
 {
-    struct job j = {0};
-    CHECK_EQ(tacio_topo_parse(topo, &j.t), 0);
-    int n = procs ? procs : j.t && j.t->dist ? j.t->dist_n : 0;
-    CHECK_EQ(tacio_pattern_parse(pattern, n, &j.p), 0);
-    CHECK_EQ(tacio_topo_place(j.t, place, j.p->nprocs), 0);
-    CHECK_EQ(tacio_hints_new(&j.h), 0);
+    struct test_job j;
+    test_job_init(&j, pattern, procs, topo, place);
     return j;
 }
 
-static void job_free(struct job *j)
-{
-    tacio_topo_free(j->t);
-    tacio_pattern_free(j->p);
-    tacio_hints_free(j->h);
-}
-
-static struct tacio_plan *plan(struct job *j, const char *strategy)
+static struct tacio_plan *plan(struct test_job *j, const char *strategy)
 {
     struct tacio_plan *p = NULL;
     CHECK_EQ(tacio_hints_set(j->h, "tacio_strategy", strategy), 0);
@@ -43,7 +27,7 @@ static void check_tatp_example(const char *topo)
 {
     char pat[4096];
     snprintf(pat, sizeof pat, "matrix:%s", data_path("tatp_c.txt"));
-    struct job j = job(pat, 0, topo, "block");
+    struct test_job j = job(pat, 0, topo, "block");
     struct tacio_plan *r = plan(&j, "romio"), *t = plan(&j, "tatp"), *l = plan(&j, "latp");
     CHECK_EQ(r->m.hop_bytes, 53);
     CHECK(r->agg[0] == 0 && r->agg[1] == 2 && r->agg[2] == 4);
@@ -64,7 +48,7 @@ static void check_tatp_example(const char *topo)
     tacio_plan_free(r);
     tacio_plan_free(t);
     tacio_plan_free(l);
-    job_free(&j);
+    test_job_free(&j);
 }
 
 static void test_tatp_example(void)
@@ -84,7 +68,7 @@ static void test_flow_equals_dense_on_patterns(void)
                              {"ior:block=64k,transfer=16k,segments=4", "24"},
                              {"mesh:elems=20000,seed=2", "20"}};
     for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
-        struct job j =
+        struct test_job j =
             job(pats[i][0], atoi(pats[i][1]), "tree:racks=3,nodes=4,cores=4", "scatter:seed=4");
         CHECK_EQ(tacio_hints_set(j.h, "cb_config_list", "*:2"), 0);
         struct tacio_plan *f = plan(&j, "tatp"), *r = plan(&j, "romio");
@@ -97,7 +81,7 @@ static void test_flow_equals_dense_on_patterns(void)
         tacio_plan_free(f);
         tacio_plan_free(d);
         tacio_plan_free(r);
-        job_free(&j);
+        test_job_free(&j);
     }
 }
 
@@ -105,7 +89,8 @@ static void test_flow_equals_dense_on_patterns(void)
  * paper's rules say (worked out in the comments). */
 static void test_mccio_remerge(void)
 {
-    struct job j = job("ior:block=4m,transfer=1m,segments=1", 8, "flat:nodes=4,cores=2", "block");
+    struct test_job j =
+        job("ior:block=4m,transfer=1m,segments=1", 8, "flat:nodes=4,cores=2", "block");
     CHECK_EQ(tacio_topo_set_memory(j.t, "1g"), 0);
     j.t->mem_free[0] = 0;
     CHECK_EQ(tacio_hints_set(j.h, "tacio_msg_ind", "4m"), 0);
@@ -140,14 +125,15 @@ static void test_mccio_remerge(void)
     CHECK_EQ(p->part.n, 1);
     CHECK_EQ(p->mem_shortfall, 1);
     tacio_plan_free(p);
-    job_free(&j);
+    test_job_free(&j);
 }
 
 static void test_mccio_groups(void)
 {
     /* IOR with one segment: each host's data is contiguous, so groups can cut
      * between hosts; with msg_group 8m every group is one host's 8m. */
-    struct job j = job("ior:block=4m,transfer=1m,segments=1", 8, "flat:nodes=4,cores=2", "block");
+    struct test_job j =
+        job("ior:block=4m,transfer=1m,segments=1", 8, "flat:nodes=4,cores=2", "block");
     CHECK_EQ(tacio_hints_set(j.h, "tacio_msg_group", "8m"), 0);
     CHECK_EQ(tacio_hints_set(j.h, "tacio_msg_ind", "16m"), 0);
     struct tacio_plan *p = plan(&j, "mccio");
@@ -158,14 +144,14 @@ static void test_mccio_groups(void)
     }
     CHECK_EQ(p->m.offnode_bytes, 0);
     tacio_plan_free(p);
-    job_free(&j);
+    test_job_free(&j);
 }
 
 /* Without tacio_msg_ind the tree has one leaf per aggregator slot, of equal
  * bytes: no domain swallows the surplus leaves. */
 static void test_mccio_default_slots(void)
 {
-    struct job j = job("cube:n=64", 64, "tree:racks=2,nodes=6,cores=8", "scatter:seed=1");
+    struct test_job j = job("cube:n=64", 64, "tree:racks=2,nodes=6,cores=8", "scatter:seed=1");
     CHECK_EQ(tacio_hints_set(j.h, "tacio_aggs_per_host", "2"), 0);
     struct tacio_plan *p = plan(&j, "mccio");
     CHECK_EQ(p->part.n, 2 * j.t->nused_hosts);
@@ -177,12 +163,13 @@ static void test_mccio_default_slots(void)
     CHECK(hi - lo <= 8); /* equal to within an element */
     CHECK_EQ(p->m.naggs, p->part.n);
     tacio_plan_free(p);
-    job_free(&j);
+    test_job_free(&j);
 }
 
 static void test_tsujita_order(void)
 {
-    struct job j = job("ior:block=1m,transfer=1m,segments=8", 8, "flat:nodes=4,cores=2", "block");
+    struct test_job j =
+        job("ior:block=1m,transfer=1m,segments=8", 8, "flat:nodes=4,cores=2", "block");
     CHECK_EQ(tacio_hints_set(j.h, "striping_unit", "512k"), 0);
     CHECK_EQ(tacio_hints_set(j.h, "cb_nodes", "4"), 0);
     struct tacio_plan *t = plan(&j, "tsujita"), *l = plan(&j, "lustre");
@@ -202,12 +189,12 @@ static void test_tsujita_order(void)
     }
     tacio_plan_free(t);
     tacio_plan_free(l);
-    job_free(&j);
+    test_job_free(&j);
 }
 
 static void test_auto(void)
 {
-    struct job j = job("cube:n=32", 64, "tree:racks=2,nodes=8,cores=8", "scatter:seed=2");
+    struct test_job j = job("cube:n=32", 64, "tree:racks=2,nodes=8,cores=8", "scatter:seed=2");
     struct tacio_plan *a = plan(&j, "auto");
     CHECK(strncmp(a->detail, "chose ", 6) == 0);
     const char *names[] = {"romio", "tatp", "tsujita", "mccio"};
@@ -217,7 +204,7 @@ static void test_auto(void)
         tacio_plan_free(p);
     }
     tacio_plan_free(a);
-    job_free(&j);
+    test_job_free(&j);
 }
 
 static void test_hints(void)
@@ -247,7 +234,7 @@ static void test_hints(void)
     tacio_hints_free(h);
 
     /* cb_nodes above the rank count is clamped, as ROMIO does */
-    struct job j = job("cube:n=8", 8, "flat:nodes=4,cores=2", "block");
+    struct test_job j = job("cube:n=8", 8, "flat:nodes=4,cores=2", "block");
     CHECK_EQ(tacio_hints_set(j.h, "cb_nodes", "100"), 0);
     struct tacio_plan *p = plan(&j, "romio");
     CHECK_EQ(p->m.naggs, 4);
@@ -256,21 +243,21 @@ static void test_hints(void)
     p = plan(&j, "romio");
     CHECK_EQ(p->m.naggs, 8);
     tacio_plan_free(p);
-    job_free(&j);
+    test_job_free(&j);
 
     /* a pattern for another rank count than the placed job */
-    struct job k = job("cube:n=8", 8, "flat:nodes=4,cores=2", "block");
+    struct test_job k = job("cube:n=8", 8, "flat:nodes=4,cores=2", "block");
     tacio_pattern_free(k.p);
     CHECK_EQ(tacio_pattern_parse("cube:n=8", 27, &k.p), 0);
     CHECK_EQ(tacio_plan_compute(k.p, k.t, k.h, &p), TACIO_EINVAL);
-    job_free(&k);
+    test_job_free(&k);
 }
 
 /* ROMIO's cb_config_list meaning, by hand: 8 ranks dealt cyclically over
  * hosts n0..n3, so host h holds ranks h and h + 4. */
 static void test_cb_config_list(void)
 {
-    struct job j = job("cube:n=8", 8, "flat:nodes=4,cores=2", "cyclic");
+    struct test_job j = job("cube:n=8", 8, "flat:nodes=4,cores=2", "cyclic");
     static const struct {
         const char *list;
         int cap, n, ranks[8];
@@ -301,7 +288,7 @@ static void test_cb_config_list(void)
     p = plan(&j, "romio");
     CHECK(p->m.naggs == 3 && p->agg[0] == 3 && p->agg[1] == 7 && p->agg[2] == 0);
     tacio_plan_free(p);
-    job_free(&j);
+    test_job_free(&j);
 }
 
 int main(int argc, char **argv)

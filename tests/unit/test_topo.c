@@ -162,10 +162,45 @@ static void test_memory(void)
     tacio_topo_free(t);
 }
 
+/* The registry: names unique, forms begin with their name, each form with
+ * its placeholders filled parses, the accessors NULL outside, and an
+ * unknown kind's error names every form. */
+static void test_registry(void)
+{
+    static const char *const filled[] = {"tree:racks=2,nodes=3,cores=4", "fattree:k=4,cores=2",
+                                         "dragonfly:groups=2,chassis=2,routers=2,nodes=2,cores=2",
+                                         "flat:nodes=3,cores=2"};
+    int n = tacio_topo_kind_get_count();
+    CHECK(n >= 6);
+    struct tacio_topo *t = NULL;
+    CHECK_EQ(tacio_topo_parse("torus:x=1", &t), TACIO_EINVAL);
+    char last[1024];
+    snprintf(last, sizeof last, "%s", tacio_last_error());
+    for (int i = 0; i < n; i++) {
+        const char *name = tacio_topo_kind_get_name(i), *form = tacio_topo_kind_get_form(i);
+        CHECK(name && form && tacio_topo_kind_get_summary(i));
+        CHECK(!strncmp(form, name, strlen(name)) && form[strlen(name)] == ':');
+        CHECK(strstr(last, form) != NULL);
+        for (int j = 0; j < i; j++)
+            CHECK(strcmp(name, tacio_topo_kind_get_name(j)));
+        for (size_t f = 0; f < sizeof filled / sizeof *filled; f++) {
+            if (strncmp(filled[f], name, strlen(name)) || filled[f][strlen(name)] != ':')
+                continue;
+            CHECK_EQ(tacio_topo_parse(filled[f], &t), 0);
+            CHECK(t && !strcmp(tacio_topo_get_kind(t), name));
+            tacio_topo_free(t);
+            t = NULL;
+        }
+    }
+    CHECK(tacio_topo_kind_get_name(n) == NULL && tacio_topo_kind_get_form(-1) == NULL &&
+          tacio_topo_kind_get_summary(n) == NULL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
         check_set_data_dir(argv[1]);
+    test_registry();
     test_tree_distances();
     test_placement();
     test_hostlist();
