@@ -6,9 +6,13 @@
  * are defined: handles are converted and the call goes to the shim's C
  * wrapper, which serves it or passes it through as for a C program.
  * MPICH's mpif.h and `use mpi` bindings call the C MPI_ names, so they need
- * nothing; its `use mpi_f08` ones open files through PMPI_File_open and pass
- * choice buffers as Fortran descriptors (the *_f08ts_ names), so those are
- * defined here too. tests/fortran/run.sh checks all four on both MPIs.
+ * nothing. Its `use mpi_f08` ones open, close and set views through PMPI_,
+ * so those three are defined here; its data calls (the *_f08ts_ names) are
+ * left to MPICH: they take the compiler's own array descriptor (gfortran's,
+ * not the standard CFI_cdesc_t), turn it into a CFI descriptor, give a
+ * non-contiguous section a datatype, and call the C MPI_File_* names,
+ * which the shim serves. tests/fortran/run.sh checks all of them, with
+ * strided and 2-D sections, on both MPIs.
  *
  * Names: gfortran's mpi_x_ and the other manglings Open MPI exports
  * (mpi_x, mpi_x__, MPI_X) for mpif.h and `use mpi`; mpi_x_f08_ for
@@ -74,6 +78,7 @@ static void f_set_view(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint
     set_ierr(ierr, rc);
 }
 
+#ifdef OPEN_MPI
 /* A collective at the individual pointer (at NULL) or at *at; the status
  * comes back as C's (the caller converts it, or passes NULL to ignore). */
 static int c_collective(MPI_Fint *fh, const MPI_Offset *at, void *buf, MPI_Fint *count,
@@ -88,8 +93,6 @@ static int c_collective(MPI_Fint *fh, const MPI_Offset *at, void *buf, MPI_Fint 
     return write ? MPI_File_write_all(f, buf, (int)*count, t, st)
                  : MPI_File_read_all(f, buf, (int)*count, t, st);
 }
-
-#ifdef OPEN_MPI
 
 extern int mpi_fortran_bottom_ __attribute__((weak)); /* Fortran's MPI_BOTTOM */
 
@@ -153,59 +156,8 @@ MANGLED(mpi_file_read_at_all, MPI_FILE_READ_AT_ALL, f_read_at_all);
 #endif
 
 #ifdef MPICH
-#include <ISO_Fortran_binding.h>
-#include <dlfcn.h>
-
 #define F08(name, impl) TACIO_API __typeof__(impl) name __attribute__((alias(#impl)))
 F08(mpi_file_open_f08_, f_open);
 F08(mpi_file_close_f08_, f_close);
 F08(mpi_file_set_view_f08_, f_set_view);
-
-typedef void (*f08ts_fn)(MPI_Fint *, CFI_cdesc_t *, MPI_Fint *, MPI_Fint *, MPI_F08_status *,
-                         MPI_Fint *);
-typedef void (*f08ts_at_fn)(MPI_Fint *, MPI_Offset *, CFI_cdesc_t *, MPI_Fint *, MPI_Fint *,
-                            MPI_F08_status *, MPI_Fint *);
-
-/* A choice buffer comes as a descriptor: a contiguous one is its base
- * address; any other (an array section) goes to MPICH's own binding, which
- * builds a datatype for it, and so past tacio. */
-static int f08ts_collective(MPI_Fint *fh, const MPI_Offset *at, CFI_cdesc_t *buf, MPI_Fint *count,
-                            MPI_Fint *datatype, MPI_F08_status *status, int write)
-{
-    MPI_Status c_st;
-    bool ignore = status == MPI_F08_STATUS_IGNORE;
-    int rc = c_collective(fh, at, buf->base_addr, count, datatype, ignore ? NULL : &c_st, write);
-    if (rc == MPI_SUCCESS && !ignore)
-        MPI_Status_c2f(&c_st, (MPI_Fint *)status); /* the same five integers */
-    return rc;
-}
-
-#define F08TS(name, write)                                                                         \
-    TACIO_API void name(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype,       \
-                        MPI_F08_status *status, MPI_Fint *ierr)                                    \
-    {                                                                                              \
-        static f08ts_fn next;                                                                      \
-        if (!CFI_is_contiguous(buf)) {                                                             \
-            next = next ? next : (f08ts_fn)dlsym(RTLD_NEXT, #name);                                \
-            next(fh, buf, count, datatype, status, ierr);                                          \
-            return;                                                                                \
-        }                                                                                          \
-        set_ierr(ierr, f08ts_collective(fh, NULL, buf, count, datatype, status, write));           \
-    }
-#define F08TS_AT(name, write)                                                                      \
-    TACIO_API void name(MPI_Fint *fh, MPI_Offset *at, CFI_cdesc_t *buf, MPI_Fint *count,           \
-                        MPI_Fint *datatype, MPI_F08_status *status, MPI_Fint *ierr)                \
-    {                                                                                              \
-        static f08ts_at_fn next;                                                                   \
-        if (!CFI_is_contiguous(buf)) {                                                             \
-            next = next ? next : (f08ts_at_fn)dlsym(RTLD_NEXT, #name);                             \
-            next(fh, at, buf, count, datatype, status, ierr);                                      \
-            return;                                                                                \
-        }                                                                                          \
-        set_ierr(ierr, f08ts_collective(fh, at, buf, count, datatype, status, write));             \
-    }
-F08TS(mpi_file_write_all_f08ts_, 1)
-F08TS(mpi_file_read_all_f08ts_, 0)
-F08TS_AT(mpi_file_write_at_all_f08ts_, 1)
-F08TS_AT(mpi_file_read_at_all_f08ts_, 0)
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fortran programs (tests/fortran, `use mpi` and `use mpi_f08`), built by
 # the MPI's own mpif90, under LD_PRELOAD: each must pass its own checks (a
-# POSIX-style stream read of the file) and tacio must serve its three
+# POSIX-style stream read of the file) and tacio must serve its nine
 # collectives (TACIO_STATS), for each strategy; plain, tacio must serve none.
 # usage: run.sh LAUNCHER openmpi|mpich SHIM DIR NP STRATEGY...
 set -u
@@ -31,6 +31,6 @@ for src in fortran_app fortran_app_f08; do
         continue
     fi
     run "$exe" "" romio 0
-    for s in "$@"; do run "$exe" "$shim" "$s" 3; done
+    for s in "$@"; do run "$exe" "$shim" "$s" 9; done
 done
 report
