@@ -72,6 +72,13 @@ int access_walk(const struct access *a, piece_fn fn, void *ctx)
                      view_offset_of(&a->v, a->s0 + a->n - 1) + 1, fn, ctx);
 }
 
+int64_t access_bytes_below(const struct access *a, int64_t eof)
+{
+    if (eof == INT64_MAX || a->n == 0)
+        return a->n;
+    return max64(0, min64(a->n, view_bytes_below(&a->v, eof) - a->s0));
+}
+
 void access_span(const struct access *a, int64_t *lo, int64_t *hi)
 {
     *lo = a->n ? view_offset_of(&a->v, a->s0) : 0;

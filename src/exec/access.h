@@ -42,6 +42,8 @@ void access_clear(struct access *a);
 int access_walk(const struct access *a, piece_fn fn, void *ctx);
 /* Its pieces inside the file ranges of w, in file order (out emptied first). */
 int access_pieces(const struct access *a, const struct fdom_ranges *w, struct piece_list *out);
+/* The stream bytes of the access that lie below file offset `eof`. */
+int64_t access_bytes_below(const struct access *a, int64_t eof);
 /* [lo, hi): the file range it spans (0, 0 when empty). */
 void access_span(const struct access *a, int64_t *lo, int64_t *hi);
 

@@ -3,6 +3,16 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+
+int64_t call_readable(struct call *c)
+{
+    struct stat st;
+    if (c->readable < 0)
+        c->readable =
+            access_bytes_below(&c->a, fstat(c->f->fd, &st) == 0 ? (int64_t)st.st_size : INT64_MAX);
+    return c->readable;
+}
 
 /* The stats table (tacio.h) as rows: the JSON line and the reductions walk it. */
 struct stat_row {

@@ -26,6 +26,9 @@ struct call {
      * did not); a read served by aggregators asks the file instead */
     int64_t eof;
     bool own_io; /* this rank's data moved by its own I/O (independent) */
+    /* reads: the bytes of the access before the end of the file, asked of
+     * the file once, when first needed (call_readable); -1 until then */
+    int64_t readable;
     /* planning (cplan.c) */
     int plan_rc;     /* this rank's first failure while planning, not yet agreed */
     int peer_failed; /* rank 0: planning stopped because another rank failed */
@@ -67,6 +70,11 @@ static inline double stage_start(const struct call *c)
 {
     return c->mark;
 }
+
+/* Reads: how many of the access's stream bytes lie before the end of the
+ * file. Nothing past them reaches the user's buffer: a read leaves the
+ * buffer beyond what it read as it was (as the MPIs' own reads do). */
+int64_t call_readable(struct call *c);
 
 /* The call's stats that are maxima over ranks, as the array an agreement
  * reduces with MPI_MAX (exec_agree_max). */

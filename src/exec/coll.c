@@ -148,22 +148,18 @@ static void drop_schedules(struct call *c)
  * reports it (PnetCDF moves data by that count). A rank whose own reads
  * served it knows where they met the end; one served by aggregators asks
  * the file. */
-static int64_t transferred(const struct call *c, const struct access *a)
+static int64_t transferred(struct call *c, const struct access *own)
 {
-    struct stat st;
-    int64_t eof = c->eof;
-    if (c->is_write || a->n == 0 || (eof == INT64_MAX && c->own_io))
-        return a->n;
-    if (!c->own_io)
-        eof = fstat(c->f->fd, &st) == 0 ? (int64_t)st.st_size : INT64_MAX;
-    int64_t below = eof == INT64_MAX ? a->n : view_bytes_below(&a->v, eof) - a->s0;
-    return max64(0, min64(below, a->n));
+    if (c->is_write || c->own_io)
+        return access_bytes_below(own, c->eof);
+    return call_readable(c); /* c->a is own again */
 }
 
 int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t count,
              MPI_Datatype dt, bool is_write, int64_t *bytes)
 {
-    struct call c = {.f = f, .is_write = is_write, .at = at, .buf = buf, .eof = INT64_MAX};
+    struct call c = {
+        .f = f, .is_write = is_write, .at = at, .buf = buf, .eof = INT64_MAX, .readable = -1};
     c.t0 = c.mark = backend_clock();
     int local = access_of(f, at, offset, count, dt, is_write, &c.a);
     struct access own = c.a;

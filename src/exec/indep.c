@@ -41,8 +41,9 @@ static int one_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
         int rc = io_call(c->f, in->bounce, n, off + done, c->is_write, &c->eof);
         if (rc)
             return rc;
-        if (!c->is_write)
-            flat_scatter(c->a.mt, c->buf, spos - c->a.s0 + done, n, in->bounce);
+        if (!c->is_write) /* what was read: a short read leaves the rest as it was */
+            flat_scatter(c->a.mt, c->buf, spos - c->a.s0 + done,
+                         max64(0, min64(n, c->eof - (off + done))), in->bounce);
         done += n;
     }
     return 0;
@@ -57,6 +58,8 @@ static int stretch_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
     const struct flat *mt = c->a.mt;
     char *at = in->stretch + (off - in->from);
     int64_t s = spos - c->a.s0;
+    if (!c->is_write) /* a read stops at the end of the file */
+        len = max64(0, min64(len, c->eof - off));
     if (mt->n == 1 && mt->len[0] == mt->extent) { /* dense: stream positions are addresses */
         char *mem = c->buf + mt->off[0] + s;
         copy_bytes(c->is_write ? at : mem, c->is_write ? mem : at, (size_t)len);

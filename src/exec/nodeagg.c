@@ -242,12 +242,14 @@ static void swap_in(struct call *c, struct nodeagg *a)
         c->buf = a->staged;
     } else
         access_clear(&c->a);
+    c->readable = -1; /* of the access the call runs now */
 }
 
 static void swap_out(struct call *c, struct nodeagg *a)
 {
     c->a = a->own;
     c->buf = a->buf;
+    c->readable = -1;
 }
 
 /* Writes: the data, to the leader, then into file order. */
@@ -324,11 +326,14 @@ int nodeagg_end(struct call *c, int rc)
     if (!rc && !c->is_write) { /* the collective's result is agreed: all go on or none */
         if (a->hrank == 0)
             restage(a, false);
+        int64_t keep = call_readable(c);
+        if (keep < a->own.n && a->stream && !a->copy && (a->copy = malloc((size_t)a->own.n)))
+            a->stream = a->copy; /* past the end of the file: not into the buffer */
         static char none;
         MPI_Scatterv(a->packed, a->nbytes, a->byte_displs, MPI_BYTE, a->stream ? a->stream : &none,
                      (int)a->own.n, MPI_BYTE, 0, a->comm);
         if (a->copy)
-            flat_scatter(a->own.mt, a->buf, 0, a->own.n, a->copy);
+            flat_scatter(a->own.mt, a->buf, 0, keep, a->copy);
     }
     nodeagg_free(a);
     c->node = NULL;

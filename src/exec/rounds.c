@@ -251,15 +251,26 @@ static void window_copy(const struct window *win, const int64_t *hdr, int64_t np
 }
 
 /* This rank's pieces between its buffer and a staged one where they lie
- * back to back: packed (write) or unpacked (read). */
-static void user_copy(const struct call *c, const struct piece_list *p, char *staged, bool pack)
+ * back to back: packed (write) or unpacked (read; what lies past the end
+ * of the file stays out of the buffer). */
+static void user_copy(struct call *c, const struct piece_list *p, char *staged, bool pack)
 {
+    int64_t end = pack ? INT64_MAX : call_readable(c);
     for (int64_t i = 0, pos = 0; i < p->n; pos += p->p[i++].len) {
+        int64_t s = p->p[i].spos - c->a.s0, len = p->p[i].len;
         if (pack)
-            flat_gather(c->a.mt, c->buf, p->p[i].spos - c->a.s0, p->p[i].len, staged + pos);
-        else
-            flat_scatter(c->a.mt, c->buf, p->p[i].spos - c->a.s0, p->p[i].len, staged + pos);
+            flat_gather(c->a.mt, c->buf, s, len, staged + pos);
+        else if (s < end)
+            flat_scatter(c->a.mt, c->buf, s, min64(len, end - s), staged + pos);
     }
+}
+
+/* Whether a read's pieces all lie before the end of the file, so they may
+ * land in the user's buffer as they arrive. */
+static bool all_readable(struct call *c, const struct piece_list *p)
+{
+    const struct piece *last = p->n ? &p->p[p->n - 1] : NULL;
+    return !last || last->spos - c->a.s0 + last->len <= call_readable(c);
 }
 
 /* Whether a link's pairs travel in this call: not when the aggregator kept
@@ -578,7 +589,7 @@ static int read_receives(struct call *c, struct slot *s, int64_t r, int local, i
         const struct link *l = &c->s->out[k];
         if (!link_in_round(l, r) || msg_step(c, c->f->rank, l->peer) != step)
             continue;
-        char *b = local ? NULL : user_run(c, &s->outp[k]);
+        char *b = local || !all_readable(c, &s->outp[k]) ? NULL : user_run(c, &s->outp[k]);
         if (!b && !(b = s->outbuf[k] = round_alloc(c, s, s->outp[k].bytes)) && !local)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
         post(c, false, b, s->outp[k].bytes, l->peer, TAG_DATA);

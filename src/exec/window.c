@@ -59,6 +59,8 @@ int io_call(const struct tacio_file *f, char *at, int64_t len, int64_t off, bool
         err = (got = backend_pread(f->fd, at, len, off)) < 0 ? (int)-got : 0;
     if (!err && !write && got < len && eof)
         *eof = min64(*eof, off + got);
+    else if (!err && !write && got < len) /* a window: past the end reads as zeros */
+        memset(at + got, 0, (size_t)(len - got));
     if (err)
         return fail_errno(err, "%s of %lld bytes at offset %lld of %s", write ? "pwrite" : "pread",
                           (long long)len, (long long)off, f->path);

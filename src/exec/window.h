@@ -24,7 +24,10 @@ int64_t window_bytes(const struct fdom_ranges *w);
 void window_spans(const struct fdom_ranges *w, const struct piece_list *all, bool may_sieve,
                   struct span *out);
 /* One pwrite or pread (fault injection included), its failure named. A
- * read that meets the end of the file lowers *eof (when given) to it. */
+ * read that meets the end of the file lowers *eof to it when eof is given
+ * (the caller stops there: the bytes past it stay as they were, in the
+ * user's buffer); without eof (a window, rewritten whole) they read as
+ * zeros. */
 int io_call(const struct tacio_file *f, char *at, int64_t len, int64_t off, bool write,
             int64_t *eof);
 /* The window's I/O from or into wbuf; holes_only: only read the holes of

@@ -113,6 +113,44 @@ TACIO_API int MPI_File_close(MPI_File *fh)
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
+/* tacio takes the view the library holds: collectives (tacio's) and
+ * independent calls (the library's) then see one view. */
+static int adopt(struct shimfile *s, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                 const char *datarep, MPI_Info info)
+{
+    s->native = !datarep || !strcmp(datarep, "native");
+    if (!s->native)
+        return MPI_SUCCESS; /* MPI serves this view's data conversion */
+    MPI_Type_size(etype, &s->esize);
+    depth++;
+    int rc = tacio_file_adopt_view(s->tf, disp, etype, filetype, "native", info);
+    depth--;
+    return rc;
+}
+
+static void free_derived(MPI_Datatype t)
+{
+    int ni, na, nt, combiner;
+    MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner);
+    if (combiner != MPI_COMBINER_NAMED)
+        MPI_Type_free(&t);
+}
+
+/* After a set_view the library refused, its view may still have changed
+ * (OMPIO keeps the displacement of a view whose filetype it then rejects):
+ * tacio follows what the library reports. */
+static void follow_library(struct shimfile *s)
+{
+    MPI_Offset disp;
+    MPI_Datatype etype, filetype;
+    char rep[MPI_MAX_DATAREP_STRING];
+    if (PMPI_File_get_view(s->fh, &disp, &etype, &filetype, rep) != MPI_SUCCESS)
+        return;
+    adopt(s, disp, etype, filetype, rep, MPI_INFO_NULL);
+    free_derived(etype);
+    free_derived(filetype);
+}
+
 /* The MPI library sees the view first, and agrees on it as it does; tacio
  * then takes the same view (tacio_file_adopt_view), never refusing one the
  * library took: what tacio cannot serve fails the next collective on every
@@ -122,16 +160,11 @@ TACIO_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype
 {
     int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     struct shimfile *s = disabled() ? NULL : lookup(fh);
+    if (s && rc != MPI_SUCCESS)
+        follow_library(s);
     if (rc != MPI_SUCCESS || !s)
         return rc;
-    s->native = !datarep || !strcmp(datarep, "native");
-    if (!s->native)
-        return rc; /* MPI serves this view's data conversion */
-    MPI_Type_size(etype, &s->esize);
-    depth++;
-    rc = tacio_file_adopt_view(s->tf, disp, etype, filetype, "native", info);
-    depth--;
-    return rc;
+    return adopt(s, disp, etype, filetype, datarep, info);
 }
 
 /* A collective through tacio, at `at` or at MPI's individual pointer,

@@ -36,10 +36,8 @@ static inline int64_t posix_pread_all(int fd, char *buf, int64_t len, int64_t of
             continue;
         if (n < 0)
             return -errno;
-        if (n == 0) { /* past the end of the file: reads as zeros */
-            memset(buf, 0, (size_t)len);
+        if (n == 0) /* the end of the file */
             return got;
-        }
         buf += n;
         off += n;
         len -= n;

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Compare the differential fuzzer's transcripts (tests/fuzz/diff_app.c).
+
+PLAIN is the MPI alone, SHIM the same program under tacio's shim, OTHER the
+other MPI alone. Call by call, a sequence must give under the shim what it
+gave on the MPI: the error class on every rank, the status counts, the file
+pointers and the read buffers, and at the end the same file, byte for byte.
+Two exceptions, each listed in the README ("Where tacio differs"):
+  - an error class may differ where both fail and the two MPIs themselves
+    give different classes for the call (OTHER says so);
+  - a call tagged doc=WHY runs where tacio differs on purpose: a tacio_
+    hint the shim refuses where the MPI ignores it, or a view the MPI took
+    that the standard calls erroneous (a negative displacement) or that a
+    failed set_view left; the sequence stops there;
+  - a read crossing end-of-file (eof=1) that the MPI reports as whole: the
+    shim must report exactly the bytes before the end (x) where it served
+    the call, with the same data before the end;
+  - a call of count 0 whose status the MPI leaves unset (ROMIO): the shim
+    must say 0;
+  - a call the program knows is erroneous (err=...: a negative offset or
+    count, a read of a write-only file, ...) must fail under the shim on
+    every rank, with the MPI's class or the other MPI's; the MPI itself may
+    let it pass (OMPIO takes a negative offset);
+  - after a call that failed alike, the read buffer is not compared (its
+    contents are undefined: OMPIO's external32 path leaves garbage).
+Before all that, every successful read is checked against the file itself:
+the bytes before its end, read with POSIX (o), must be those in the buffer
+(v). A shim that misreads is a divergence; an MPI that misreads leaves
+nothing to compare the shim's read with (counted as mpi_misread).
+Where the MPI and the shim differ and the other MPI, running the same call,
+got what the shim got, the MPI alone is the odd one out (mpi_odd; for a
+file, the sequence's last word).
+Anything else is a divergence: the first per sequence is printed (the rest
+of that sequence no longer runs the same calls) and the exit status is 1.
+Prints: fuzz: calls=N sequences=S divergences=D documented=K mpi_disagree=M
+"""
+import argparse
+import collections
+import sys
+
+FIELDS = ("c", "n", "p", "x", "h", "v", "o")
+
+
+def parse(path):
+    """{seq: [(op, text, fields)]}: the calls of each sequence, in order."""
+    seqs = collections.defaultdict(list)
+    with open(path) as f:
+        for line in f:
+            head, _, tail = line.rstrip("\n").partition(" | ")
+            seq, op, text = head.split(" ", 2)
+            fields = dict(kv.split("=", 1) for kv in tail.split()) if tail else {}
+            seqs[int(seq)].append((op, text, fields))
+    return seqs
+
+
+def classes(fields):
+    """The error class per rank, by name (SUCCESS, ARG, ...)."""
+    return [c for c in fields.get("c", "").split(",") if c]
+
+
+def failed(fields):
+    return [c != "SUCCESS" for c in classes(fields)]
+
+
+def all_failed(fields):
+    return all(failed(fields))
+
+
+def other_disagrees(other_calls, index, op, text, plain_fields):
+    """OTHER ran the same call (same sequence position and arguments) and
+    its class differs from PLAIN's."""
+    if other_calls is None or index >= len(other_calls):
+        return False
+    o_op, o_text, o_fields = other_calls[index]
+    return (o_op, o_text) == (op, text) and classes(o_fields) != classes(plain_fields)
+
+
+def ints(fields, key):
+    return [int(v) for v in fields.get(key, "").split(",") if v]
+
+
+def eof_read(op, text, pf, sf):
+    """A read crossing end-of-file (eof=1; x: the bytes before the end,
+    computed by the program from the file's size). The data before the end
+    (v) must be the same; the status must say x where tacio served the call
+    (a collective), the MPI may say the whole request (ROMIO and OMPIO do);
+    the pointer follows the count, and the buffer past the data is left
+    alone by tacio, filled with stale bytes by ROMIO's independent reads."""
+    if " eof=1" not in text or pf.get("c") != sf.get("c") or any(failed(pf)):
+        return False
+    collective = text.split()[0].endswith("_all")
+    counts_ok = ints(sf, "n") == ints(sf, "x") if collective else pf.get("n") == sf.get("n")
+    return counts_ok and pf.get("v") == sf.get("v") and pf.get("x") == sf.get("x")
+
+
+def zero_count(text, pf, sf):
+    """A call of count 0: the shim's status must say 0 bytes; ROMIO leaves a
+    collective's status as it was (the program fills it with 0xa5 first)."""
+    return " count=0 " in text and ints(sf, "n") and all(n == 0 for n in ints(sf, "n")) \
+        and without(pf, "n") == without(sf, "n")
+
+
+def without(fields, *keys):
+    return {k: v for k, v in fields.items() if k not in keys}
+
+
+def without_buffers(fields):
+    return without(fields, "h", "v")
+
+
+def erroneous(text):
+    """The erroneous arguments the program knowingly passed (err=A+B)."""
+    for word in text.split():
+        if word.startswith("err="):
+            return word[4:].split("+")
+    return []
+
+
+# The class the standard's text names for one erroneous argument.
+STANDARD = {"negative_offset": "ARG", "negative_count": "COUNT", "write_rdonly": "READ_ONLY",
+            "read_wronly": "ACCESS"}
+
+
+def standard_class(errs, nranks):
+    return {",".join([STANDARD[errs[0]]] * nranks)} if len(errs) == 1 else set()
+
+
+def refused(pf, sf, other_calls, index, op, text, tally):
+    """A call with erroneous arguments: the shim must fail it on every rank
+    with one class, the MPI's own (or the other MPI's, where the MPI gave
+    another or let the call pass: OMPIO takes a negative offset). None when
+    so ("stop" when the MPI wrote through the call: the files now differ);
+    else the divergence."""
+    errs, sc = erroneous(text), classes(sf)
+    if not all_failed(sf) or len(set(sc)) != 1:
+        return f"an erroneous call ({'+'.join(errs)}) not refused on every rank: {text}"
+    o_op, o_text, o_fields = other_calls[index] if other_calls and index < len(other_calls) \
+        else (None, None, {})
+    other_class = o_fields.get("c") if (o_op, o_text) == (op, text) else None
+    known = {pf.get("c"), other_class} | standard_class(errs, len(sc))
+    if all_failed(pf) and len(errs) == 1 and sf.get("c") not in known:
+        return f"class {sf.get('c')}, the MPIs give {pf.get('c')} / {other_class}: {text}"
+    if not all_failed(pf) and sf.get("c") not in known and len(errs) == 1:
+        return f"class {sf.get('c')}, the other MPI gives {other_class}: {text}"
+    tally["refused"] += 1
+    wrote = text.startswith("write") and any(n > 0 for n in ints(pf, "n"))
+    return "stop" if wrote else None
+
+
+def misread(fields):
+    """Ranks whose successful read gave other bytes than the file holds
+    before its end (v, the buffer's; o, the same bytes read with POSIX)."""
+    v, o, c = fields.get("v", "").split(","), fields.get("o", "").split(","), classes(fields)
+    return [r for r in range(len(c)) if c[r] == "SUCCESS" and fields.get("x", "-1").split(",")[r]
+            != "-1" and v[r] != o[r]]
+
+
+def odd_one_out(other_calls, index, shim):
+    """The other MPI, running the same call, got what the shim got (the
+    file's bytes, or a read's data and the file's bytes under it): the MPI
+    alone differs, a bug of its own (MPICH 4.0.2's ROMIO writes some
+    sequences' files differently after earlier sequences, run to run the
+    same; alone, the same sequence gives the others' file)."""
+    if other_calls is None or index >= len(other_calls):
+        return False
+    o_op, o_text, o_fields = other_calls[index]
+    s_op, s_text, s_fields = shim
+    if (o_op, o_text) != (s_op, s_text):
+        return False
+    keys = ("c", "x", "v", "o")
+    return s_op == "end" or all(o_fields.get(k) == s_fields.get(k) for k in keys)
+
+
+def compare_call(plain, shim, other_calls, index, tally):
+    """None when the call agrees (or differs as documented, counted in
+    tally); 'stop' for a documented stop; else the divergence's text."""
+    (op, text, pf), (s_op, s_text, sf) = plain, shim
+    if op == "end" == s_op and text != s_text:
+        if odd_one_out(other_calls, index, shim):
+            tally["mpi_odd"] += 1
+            return None
+        return f"the files differ: {text} / {s_text}"
+    if (op, text) != (s_op, s_text):
+        return f"the runs made different calls: {op} {text} / {s_op} {s_text}"
+    wrong = misread(sf) if text.split()[0].endswith("_all") else []  # tacio's reads
+    if wrong:
+        return f"the shim read other data than the file holds (POSIX), ranks {wrong}: {text}"
+    if " doc=" in text:  # see the README: from here on the MPIs' own state is a guess
+        tally["documented"] += 1
+        return "stop"
+    if pf == sf:
+        return None
+    if misread(pf):  # the MPI's own read is wrong: nothing to compare the shim's with
+        tally["mpi_misread"] += 1
+        pf, sf = without(pf, "n", "p", "h", "v", "o"), without(sf, "n", "p", "h", "v", "o")
+        if pf == sf:
+            return None
+    if eof_read(op, text, pf, sf):
+        tally["eof_count"] += 1
+        return None
+    if zero_count(text, pf, sf):
+        tally["zero_count"] += 1
+        return None
+    if erroneous(text):
+        return refused(pf, sf, other_calls, index, op, text, tally)
+    if all_failed(pf) and pf.get("c") == sf.get("c"):
+        pf, sf = without_buffers(pf), without_buffers(sf)  # undefined after an error
+        if pf == sf:
+            return None
+    if pf.get("c") != sf.get("c"):
+        if all_failed(pf) and all_failed(sf) and other_disagrees(other_calls, index, op, text, pf):
+            tally["mpi_disagree"] += 1
+            return None
+        return f"error classes differ: {text}"
+    if odd_one_out(other_calls, index, shim):
+        tally["mpi_odd"] += 1
+        return "stop"  # the MPI's file is not the others': nothing more to compare
+    diff = [k for k in FIELDS if pf.get(k) != sf.get(k)]
+    return f"{','.join(diff)} differ: {text}"
+
+
+def compare_sequence(seq, plain, shim, other, tally):
+    other_calls = other.get(seq) if other else None
+    for i, (pc, sc) in enumerate(zip(plain, shim)):
+        tally["calls"] += 1
+        verdict = compare_call(pc, sc, other_calls, i, tally)
+        if verdict == "stop":
+            return None
+        if verdict:
+            return f"seq {seq} call {pc[0]}: {verdict}\n  plain: {pc}\n  shim:  {sc}"
+    if len(plain) != len(shim):
+        return f"seq {seq}: {len(plain)} calls plain, {len(shim)} under the shim"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("plain")
+    ap.add_argument("shim")
+    ap.add_argument("other", nargs="?")
+    ap.add_argument("--label", default="")
+    ap.add_argument("--show", type=int, default=10, help="divergences printed")
+    ap.add_argument("--divergent", help="write the diverging sequences' numbers here")
+    a = ap.parse_args()
+    plain, shim = parse(a.plain), parse(a.shim)
+    other = parse(a.other) if a.other else None
+    tally = collections.Counter()
+    found = []
+    for seq in sorted(set(plain) | set(shim)):
+        d = compare_sequence(seq, plain.get(seq, []), shim.get(seq, []), other, tally)
+        if d:
+            found.append(d)
+    if a.divergent:
+        with open(a.divergent, "w") as f:
+            f.write("".join(f"{d.split()[1]}\n" for d in found))
+    for d in found[: a.show]:
+        print("DIVERGENCE", d)
+    print(f"fuzz: {a.label} calls={tally['calls']} sequences={len(plain)} "
+          f"divergences={len(found)} documented={tally['documented']} "
+          f"mpi_disagree={tally['mpi_disagree']} eof_count={tally['eof_count']} "
+          f"refused={tally['refused']} zero_count={tally['zero_count']} "
+          f"mpi_misread={tally['mpi_misread']} mpi_odd={tally['mpi_odd']}")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
