@@ -33,7 +33,7 @@ test: build build-mpi
 # (CI runs it after `make test`).
 test-sanitize: deps
 	@cmake -S . -B build-asan -DTACIO_MPI=openmpi -DTACIO_SANITIZE=address,undefined \
-	    -DTACIO_LARGE_TEST=OFF -DTACIO_TEST_RANKS="1;3" -DTACIO_FUZZ_NP= -DTACIO_WERROR=ON >/dev/null
+	    -DTACIO_LARGE_TEST=OFF -DTACIO_TEST_RANKS="1;3" -DTACIO_FUZZ_NP=2 -DTACIO_WERROR=ON >/dev/null
 	@cmake --build build-asan -j 2
 	@cd build-asan && ctest --output-on-failure
 
