@@ -66,13 +66,19 @@ def all_failed(fields):
     return all(failed(fields))
 
 
-def other_disagrees(other_calls, index, op, text, plain_fields):
-    """OTHER ran the same call (same sequence position and arguments) and
-    its class differs from PLAIN's."""
+def other_run(other_calls, index, op, text):
+    """OTHER's fields for the same call (same place in the sequence, same
+    arguments); None when OTHER ran another call there."""
     if other_calls is None or index >= len(other_calls):
-        return False
+        return None
     o_op, o_text, o_fields = other_calls[index]
-    return (o_op, o_text) == (op, text) and classes(o_fields) != classes(plain_fields)
+    return o_fields if (o_op, o_text) == (op, text) else None
+
+
+def other_disagrees(other_calls, index, op, text, plain_fields):
+    """OTHER ran the same call and its class differs from PLAIN's."""
+    o_fields = other_run(other_calls, index, op, text)
+    return o_fields is not None and classes(o_fields) != classes(plain_fields)
 
 
 def ints(fields, key):
@@ -134,9 +140,7 @@ def refused(pf, sf, other_calls, index, op, text, tally):
     errs, sc = erroneous(text), classes(sf)
     if not all_failed(sf) or len(set(sc)) != 1:
         return f"an erroneous call ({'+'.join(errs)}) not refused on every rank: {text}"
-    o_op, o_text, o_fields = other_calls[index] if other_calls and index < len(other_calls) \
-        else (None, None, {})
-    other_class = o_fields.get("c") if (o_op, o_text) == (op, text) else None
+    other_class = (other_run(other_calls, index, op, text) or {}).get("c")
     known = {pf.get("c"), other_class} | standard_class(errs, len(sc))
     if all_failed(pf) and len(errs) == 1 and sf.get("c") not in known:
         return f"class {sf.get('c')}, the MPIs give {pf.get('c')} / {other_class}: {text}"
@@ -161,11 +165,9 @@ def odd_one_out(other_calls, index, shim):
     alone differs, a bug of its own (MPICH 4.0.2's ROMIO writes some
     sequences' files differently after earlier sequences, run to run the
     same; alone, the same sequence gives the others' file)."""
-    if other_calls is None or index >= len(other_calls):
-        return False
-    o_op, o_text, o_fields = other_calls[index]
     s_op, s_text, s_fields = shim
-    if (o_op, o_text) != (s_op, s_text):
+    o_fields = other_run(other_calls, index, s_op, s_text)
+    if o_fields is None:
         return False
     keys = ("c", "x", "v", "o")
     return s_op == "end" or all(o_fields.get(k) == s_fields.get(k) for k in keys)
