@@ -58,8 +58,6 @@ static int stretch_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
     const struct flat *mt = c->a.mt;
     char *at = in->stretch + (off - in->from);
     int64_t s = spos - c->a.s0;
-    if (!c->is_write) /* a read stops at the end of the file */
-        len = max64(0, min64(len, c->eof - off));
     if (mt->n == 1 && mt->len[0] == mt->extent) { /* dense: stream positions are addresses */
         char *mem = c->buf + mt->off[0] + s;
         copy_bytes(c->is_write ? at : mem, c->is_write ? mem : at, (size_t)len);
@@ -68,6 +66,16 @@ static int stretch_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
     else
         flat_scatter(mt, c->buf, s, len, at);
     return 0;
+}
+
+/* stretch_piece for a read whose stretch met the end of the file: what
+ * lies past it stays out of the user's buffer. (Apart, so that a stretch
+ * read whole, the common case, pays nothing per piece for it.) */
+static int stretch_piece_to_eof(int64_t off, int64_t len, int64_t spos, void *ctx)
+{
+    const struct indep *in = ctx;
+    int64_t keep = max64(0, min64(len, in->c->eof - off));
+    return keep ? stretch_piece(off, keep, spos, ctx) : 0;
 }
 
 /* The stretch [lo, hi) of this rank's span: its pieces counted from the
@@ -92,7 +100,8 @@ static int stretch_io(struct indep *in, int64_t lo, int64_t hi)
     in->stretch = in->bounce;
     in->from = first;
     int rc = io_call(c->f, in->stretch, last - first, first, false, c->is_write ? NULL : &c->eof);
-    rc = rc ? rc : view_walk(&a->v, a->s0, s1, lo, hi, stretch_piece, in);
+    piece_fn copy = c->is_write || c->eof >= last ? stretch_piece : stretch_piece_to_eof;
+    rc = rc ? rc : view_walk(&a->v, a->s0, s1, lo, hi, copy, in);
     return rc || !c->is_write ? rc : io_call(c->f, in->stretch, last - first, first, true, NULL);
 }
 
