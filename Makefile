@@ -5,7 +5,7 @@
 #   build-mpich/    the MPI engine with MPICH (a small share: it busy-polls)
 BUILD ?= build
 
-.PHONY: all deps build build-mpi test test-sanitize demo bench clean
+.PHONY: all deps build build-mpi test test-sanitize test-fuzz demo bench clean
 
 all: build build-mpi
 
@@ -37,6 +37,17 @@ test-sanitize: deps
 	@cmake --build build-asan -j 2
 	@cd build-asan && ctest --output-on-failure
 
+# The parser harnesses (libFuzzer, clang): every seed input, then
+# FUZZ_SECONDS of fuzzing per harness (CI runs it after test-sanitize;
+# bench/fuzz/parsers is the long run).
+FUZZ_SECONDS ?= 20
+test-fuzz: deps
+	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DTACIO_MPI=mpich \
+	    -DTACIO_SANITIZE=address,undefined -DTACIO_FUZZERS=ON \
+	    -DFUZZ_SECONDS=$(FUZZ_SECONDS) >/dev/null
+	@cmake --build build-fuzz --target fuzzers -j 2
+	@cd build-fuzz && ctest --output-on-failure -L parsers
+
 demo: build build-mpi
 	@scripts/demo.sh $(BUILD)/bin/tacio build-openmpi
 
@@ -45,4 +56,4 @@ bench: build build-mpi
 	@bench/io/run --quick
 
 clean:
-	rm -rf $(BUILD) build-openmpi build-mpich build-asan
+	rm -rf $(BUILD) build-openmpi build-mpich build-asan build-fuzz

@@ -120,7 +120,9 @@ static void keep_schedule(struct call *c)
     struct sched *s = c->s;
     if (c->reused || s == &c->stub)
         return;
-    if (c->node_aggregated) {
+    /* a host's gather is not kept; nor a call with nothing to move (no
+     * rounds were laid out, and a kept schedule is run by its rounds) */
+    if (c->node_aggregated || (!s->independent && !s->rounds_state)) {
         sched_free(s);
         return;
     }

@@ -323,6 +323,8 @@ int pattern_parse_mesh(struct tacio_pattern *p, const struct pattern_kind *k, st
         return tacio_fail(TACIO_EINVAL, "mesh needs elems=E and a rank count; expected %s", form);
     if (elems > 2000000000LL)
         return tacio_fail(TACIO_ERANGE, "mesh elems=%lld is above 2e9", (long long)elems);
+    if (p->elem > 1 << 20) /* as the grids': 2e9 such elements fit a 64-bit file */
+        return tacio_fail(TACIO_ERANGE, "mesh elem=%lld is above 1 MiB", (long long)p->elem);
     p->nprocs = nprocs;
     struct run_buf b = {0};
     rc = mesh_generate(p, elems, (uint64_t)seed, &b);

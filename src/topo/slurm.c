@@ -99,20 +99,67 @@ struct sw {
     char *name, *nodes, *switches;
 };
 
+/* Vertices by name: an open-addressing table of vertex ids (-1: empty),
+ * at most half full. A machine's topology.conf names every node, and a
+ * scan per name made 100,000 nodes cost 5e9 comparisons. */
+struct names {
+    int *slot;
+    int64_t cap; /* a power of two */
+    int n;
+};
+
 struct conf {
     struct sw *sw;
     int n;
     struct tacio_topo *t;
     int parent; /* vertex for the callbacks */
     const char *path;
+    struct names names;
 };
 
-static int find_vertex(const struct tacio_topo *t, const char *name)
+static uint64_t name_hash(const char *s)
 {
-    for (int v = 0; v < t->nverts; v++)
-        if (!strcmp(t->vname[v], name))
-            return v;
-    return -1;
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* The slot holding `name`, or the empty one where it would go. */
+static int64_t name_slot(const struct conf *c, const char *name)
+{
+    int64_t i = (int64_t)(name_hash(name) & (uint64_t)(c->names.cap - 1));
+    while (c->names.slot[i] >= 0 && strcmp(c->t->vname[c->names.slot[i]], name))
+        i = (i + 1) & (c->names.cap - 1);
+    return i;
+}
+
+static int find_vertex(const struct conf *c, const char *name)
+{
+    return c->names.cap ? c->names.slot[name_slot(c, name)] : -1;
+}
+
+/* Indexes vertex v (its name not yet in the table). */
+static int index_vertex(struct conf *c, int v)
+{
+    struct names *nm = &c->names;
+    if (2 * (int64_t)(nm->n + 1) > nm->cap) {
+        struct names old = *nm;
+        nm->cap = old.cap ? 2 * old.cap : 64;
+        nm->slot = malloc(sizeof(int) * (size_t)nm->cap);
+        if (!nm->slot) {
+            *nm = old;
+            return tacio_fail(TACIO_ENOMEM, "out of memory");
+        }
+        memset(nm->slot, 0xff, sizeof(int) * (size_t)nm->cap);
+        for (int64_t i = 0; i < old.cap; i++)
+            if (old.slot[i] >= 0)
+                nm->slot[name_slot(c, c->t->vname[old.slot[i]])] = old.slot[i];
+        free(old.slot);
+    }
+    nm->slot[name_slot(c, c->t->vname[v])] = v;
+    nm->n++;
+    return 0;
 }
 
 static char *field(char *line, const char *key)
@@ -161,16 +208,16 @@ static int read_conf(struct conf *c, FILE *f)
 static int add_host_cb(const char *name, void *ctx)
 {
     struct conf *c = ctx;
-    if (find_vertex(c->t, name) >= 0)
+    if (find_vertex(c, name) >= 0)
         return tacio_fail(TACIO_EINVAL, "%s: node '%s' appears under two switches", c->path, name);
     int v = topo_add_host(c->t, c->parent, name);
-    return v < 0 ? v : 0;
+    return v < 0 ? v : index_vertex(c, v);
 }
 
 static int link_switch_cb(const char *name, void *ctx)
 {
     struct conf *c = ctx;
-    int v = find_vertex(c->t, name);
+    int v = find_vertex(c, name);
     if (v < 0)
         return tacio_fail(TACIO_EINVAL, "%s: switch '%s' is used but never defined", c->path, name);
     if (c->t->parent[v] >= 0)
@@ -183,12 +230,11 @@ static int build_conf(struct conf *c)
 {
     int rc = 0;
     for (int i = 0; i < c->n && !rc; i++) {
-        if (find_vertex(c->t, c->sw[i].name) >= 0)
+        if (find_vertex(c, c->sw[i].name) >= 0)
             return tacio_fail(TACIO_EINVAL, "%s: switch '%s' defined twice", c->path,
                               c->sw[i].name);
         int v = topo_add_vertex(c->t, -1, c->sw[i].name);
-        if (v < 0)
-            rc = v;
+        rc = v < 0 ? v : index_vertex(c, v);
     }
     for (int i = 0; i < c->n && !rc; i++) {
         c->parent = i;
@@ -201,18 +247,16 @@ static int build_conf(struct conf *c)
 }
 
 struct jobsel {
-    struct tacio_topo *t;
+    const struct conf *c;
+    int *vert_host; /* vertex -> host index, -1 for a switch */
     int *list, n;
 };
 
 static int job_host_cb(const char *name, void *ctx)
 {
     struct jobsel *j = ctx;
-    int v = find_vertex(j->t, name);
-    int h = -1;
-    for (int i = 0; v >= 0 && i < j->t->nhosts; i++)
-        if (j->t->host_vert[i] == v)
-            h = i;
+    int v = find_vertex(j->c, name);
+    int h = v < 0 ? -1 : j->vert_host[v];
     if (h < 0)
         return tacio_fail(TACIO_EINVAL, "nodes=: '%s' is not a node of the topology", name);
     int *grown = realloc(j->list, sizeof(int) * (size_t)(j->n + 1));
@@ -221,6 +265,23 @@ static int job_host_cb(const char *name, void *ctx)
     j->list = grown;
     j->list[j->n++] = h;
     return 0;
+}
+
+/* nodes=HOSTLIST: the hosts the job may use, in the list's order. */
+static int select_job_hosts(const struct conf *c, const char *nodes)
+{
+    struct tacio_topo *t = c->t;
+    struct jobsel j = {c, malloc(sizeof(int) * (size_t)t->nverts), NULL, 0};
+    if (!j.vert_host)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    memset(j.vert_host, 0xff, sizeof(int) * (size_t)t->nverts);
+    for (int h = 0; h < t->nhosts; h++)
+        j.vert_host[t->host_vert[h]] = h;
+    int rc = hostlist_expand(nodes, job_host_cb, &j);
+    free(j.vert_host);
+    t->job_hosts = j.list;
+    t->njob_hosts = j.n;
+    return rc;
 }
 
 int topo_parse_slurm(struct tacio_topo *t, const char *path, const char *nodes)
@@ -241,13 +302,9 @@ int topo_parse_slurm(struct tacio_topo *t, const char *path, const char *nodes)
         free(c.sw[i].switches);
     }
     free(c.sw);
-    if (!rc && nodes) {
-        /* the tree must be complete before names resolve to hosts */
-        struct jobsel j = {t, NULL, 0};
-        rc = hostlist_expand(nodes, job_host_cb, &j);
-        t->job_hosts = j.list;
-        t->njob_hosts = j.n;
-    }
+    if (!rc && nodes) /* the tree must be complete before names resolve to hosts */
+        rc = select_job_hosts(&c, nodes);
+    free(c.names.slot);
     return rc;
 }
 

@@ -44,8 +44,13 @@ int topo_add_vertex(struct tacio_topo *t, int parent, const char *name)
     return n;
 }
 
+int64_t topo_host_limit = 10000000;
+
 int topo_add_host(struct tacio_topo *t, int parent, const char *name)
 {
+    if (t->nhosts >= topo_host_limit)
+        return tacio_fail(TACIO_ERANGE, "the topology has more than %lld hosts",
+                          (long long)topo_host_limit);
     int v = topo_add_vertex(t, parent, name);
     if (v < 0)
         return v;
@@ -164,20 +169,50 @@ static int build_tree_spec(struct tacio_topo *t, int64_t racks, int64_t nodes)
     return 0;
 }
 
+/* Bounds of a generated machine: hosts up to topo_host_limit, cores per
+ * host up to a million. A count beyond them is a typo, and the products
+ * below must not overflow. */
+enum { MAX_CORES = 1000000 };
+
+/* cores=C (default 1) into t->cores, within MAX_CORES. */
+static int get_cores(struct tacio_topo *t, struct spec *s, const char *form)
+{
+    int64_t cores;
+    int rc = spec_get_i64(s, "cores", 1, 1, &cores, form);
+    if (!rc && cores > MAX_CORES)
+        rc = tacio_fail(TACIO_ERANGE, "cores=%lld is above %d; expected %s", (long long)cores,
+                        MAX_CORES, form);
+    t->cores = rc ? 0 : (int)cores;
+    return rc;
+}
+
+/* Whether a machine of these level sizes (each >= 1) has more than
+ * topo_host_limit hosts, without computing a product that could overflow. */
+static bool too_many_hosts(const int64_t *levels, int n)
+{
+    int64_t hosts = 1;
+    for (int i = 0; i < n; i++) {
+        if (levels[i] > topo_host_limit / hosts)
+            return true;
+        hosts *= levels[i];
+    }
+    return false;
+}
+
 static int parse_tree(struct tacio_topo *t, const struct topo_kind *k, struct spec *s)
 {
     const char *form = k->form;
     bool flat = !strcmp(k->name, "flat");
-    int64_t racks = 1, nodes, cores;
+    int64_t levels[2] = {1, 1}; /* racks, nodes */
     int rc = 0;
     if (!flat)
-        rc = spec_get_i64(s, "racks", 1, 1, &racks, form);
-    if (rc || (rc = spec_get_i64(s, "nodes", 1, 1, &nodes, form)) ||
-        (rc = spec_get_i64(s, "cores", 1, 1, &cores, form)) || (rc = spec_check_unused(s, form)))
+        rc = spec_get_i64(s, "racks", 1, 1, &levels[0], form);
+    if (rc || (rc = spec_get_i64(s, "nodes", 1, 1, &levels[1], form)) ||
+        (rc = get_cores(t, s, form)) || (rc = spec_check_unused(s, form)))
         return rc;
-    if (racks * nodes > 10000000 || cores > 1000000)
+    if (too_many_hosts(levels, 2))
         return tacio_fail(TACIO_ERANGE, "topology too large; expected %s", form);
-    t->cores = (int)cores;
+    int64_t racks = levels[0], nodes = levels[1];
     /* A single rack is a single switch: the tree collapses to flat. */
     return build_tree_spec(t, racks, nodes);
 }
@@ -185,15 +220,14 @@ static int parse_tree(struct tacio_topo *t, const struct topo_kind *k, struct sp
 static int parse_fattree(struct tacio_topo *t, const struct topo_kind *kind, struct spec *s)
 {
     const char *form = kind->form;
-    int64_t k, cores;
+    int64_t k;
     int rc;
-    if ((rc = spec_get_i64(s, "k", 4, 2, &k, form)) ||
-        (rc = spec_get_i64(s, "cores", 1, 1, &cores, form)) || (rc = spec_check_unused(s, form)))
+    if ((rc = spec_get_i64(s, "k", 4, 2, &k, form)) || (rc = get_cores(t, s, form)) ||
+        (rc = spec_check_unused(s, form)))
         return rc;
     if (k % 2 || k > 256)
         return tacio_fail(TACIO_EINVAL, "fattree k=%lld must be even and <= 256; expected %s",
                           (long long)k, form);
-    t->cores = (int)cores;
     char name[64];
     int root = topo_add_vertex(t, -1, "core");
     for (int64_t p = 0; p < k && root >= 0; p++) {
@@ -221,17 +255,17 @@ static int parse_fattree(struct tacio_topo *t, const struct topo_kind *kind, str
 static int parse_dragonfly(struct tacio_topo *t, const struct topo_kind *k, struct spec *s)
 {
     const char *form = k->form;
-    int64_t g, c, r, n, cores;
+    int64_t lv[4]; /* groups, chassis, routers, nodes */
     int rc;
-    if ((rc = spec_get_i64(s, "groups", 1, 1, &g, form)) ||
-        (rc = spec_get_i64(s, "chassis", 1, 1, &c, form)) ||
-        (rc = spec_get_i64(s, "routers", 1, 1, &r, form)) ||
-        (rc = spec_get_i64(s, "nodes", 1, 1, &n, form)) ||
-        (rc = spec_get_i64(s, "cores", 1, 1, &cores, form)) || (rc = spec_check_unused(s, form)))
+    if ((rc = spec_get_i64(s, "groups", 1, 1, &lv[0], form)) ||
+        (rc = spec_get_i64(s, "chassis", 1, 1, &lv[1], form)) ||
+        (rc = spec_get_i64(s, "routers", 1, 1, &lv[2], form)) ||
+        (rc = spec_get_i64(s, "nodes", 1, 1, &lv[3], form)) || (rc = get_cores(t, s, form)) ||
+        (rc = spec_check_unused(s, form)))
         return rc;
-    if (g * c * r * n > 10000000 || cores > 1000000)
+    if (too_many_hosts(lv, 4))
         return tacio_fail(TACIO_ERANGE, "topology too large; expected %s", form);
-    t->cores = (int)cores;
+    int64_t g = lv[0], c = lv[1], r = lv[2], n = lv[3];
     char name[64];
     int top = topo_add_vertex(t, -1, "top"), host = 0;
     for (int64_t gi = 0; gi < g && top >= 0; gi++) {
@@ -264,14 +298,12 @@ static int parse_dragonfly(struct tacio_topo *t, const struct topo_kind *k, stru
 static int parse_slurm_spec(struct tacio_topo *t, const struct topo_kind *k, struct spec *s)
 {
     const char *form = k->form;
-    int64_t cores;
     int rc;
     if (!s->arg)
         return tacio_fail(TACIO_EINVAL, "slurm: needs a file; expected %s", form);
     const char *nodes = spec_get(s, "nodes");
-    if ((rc = spec_get_i64(s, "cores", 1, 1, &cores, form)) || (rc = spec_check_unused(s, form)))
+    if ((rc = get_cores(t, s, form)) || (rc = spec_check_unused(s, form)))
         return rc;
-    t->cores = (int)cores;
     return topo_parse_slurm(t, s->arg, nodes);
 }
 

@@ -43,6 +43,12 @@ struct tacio_topo {
     int64_t *mem_free; /* per host, bytes free for aggregation buffers */
 };
 
+/* The most hosts a topology may have (10 million: a planner run at a
+ * million ranks uses a tenth). A variable so the parser harnesses
+ * (tests/fuzz/parsers) can lower it: a valid machine of ten million hosts
+ * takes seconds to build under their instrumentation. */
+extern int64_t topo_host_limit;
+
 /* Tree construction (used by the spec parsers). */
 int topo_add_vertex(struct tacio_topo *t, int parent, const char *name);
 int topo_add_host(struct tacio_topo *t, int parent, const char *name);

@@ -201,6 +201,20 @@ static void bad_view(void)
     check_that(rc == MPI_SUCCESS, "one tile of a filetype whose extent is below its span");
     rc = view_write(fh, tight, rank == 0 ? 2 : 1);
     expect_error("two overlapping tiles on rank 0", rc, MPI_ERR_ARG, "overlap");
+    /* a sparse filetype (48 bytes in 192) multiplies rank 0's offset of
+     * 2^61 past any file offset (both MPIs' ROMIO crash on it) */
+    MPI_Datatype dense, sparse;
+    MPI_Type_contiguous(48, MPI_BYTE, &dense);
+    MPI_Type_create_resized(dense, 0, 192, &sparse);
+    MPI_Type_commit(&sparse);
+    rc = tacio_file_set_view(fh, 8, MPI_BYTE, sparse, "native", MPI_INFO_NULL);
+    char small[64];
+    MPI_Offset far = rank == 0 ? (MPI_Offset)1 << 61 : 0;
+    if (!rc)
+        rc = tacio_file_read_at_all(fh, far, small, 64, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect_error("an offset past any file on rank 0", rc, MPI_ERR_ARG, "beyond any file");
+    MPI_Type_free(&dense);
+    MPI_Type_free(&sparse);
     rc = tacio_file_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL);
     expect_error("datarep external32", rc, MPI_ERR_UNSUPPORTED_DATAREP, "native");
     MPI_Type_free(&back);
@@ -270,6 +284,9 @@ int main(int argc, char **argv)
     /* windows wider than the 1072-byte holes: the read of a read-modify-write */
     injected("pread:0:1:61", true, MPI_ERR_IO, "pread", "cb_buffer_size=64k");
     injected(p > 1 ? "open:1:1:13" : "open:0:1:13", true, MPI_ERR_ACCESS, "open", NULL);
+    /* the open's discovery of hosts runs out of memory on rank 1:
+     * every rank fails the open, none waits in the allgather */
+    injected(p > 1 ? "hosts:1:1:12" : "hosts:0:1:12", true, MPI_ERR_NO_MEM, "hosts", NULL);
     /* intra-node aggregation: the host's leader fails before anything
      * moves; the aggregator's I/O fails with the host's data on the leader */
     const char *nodeagg = "tacio_node_aggregation=enable";

@@ -219,6 +219,33 @@ static void errors_in_reused(const char *hints, const char *what)
         tacio_file_close(&fh);
 }
 
+/* Collectives where no rank moves a byte, twice in a row (a NULL buffer
+ * with count 0 is legal), then one that does: the first empty call's
+ * schedule has no rounds, and the second must not take it as a kept one. */
+static void empty_calls(const char *hints, const char *what)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/reuse_empty.dat", dir);
+    prefill(path, 4096);
+    tacio_file_t fh = open_file(path, hints);
+    for (int k = 0; k < 4 && fh; k++) {
+        int rc = k % 2 ? tacio_file_write_at_all(fh, 64, NULL, 0, MPI_BYTE, MPI_STATUS_IGNORE)
+                       : tacio_file_write_all(fh, NULL, 0, MPI_INT, MPI_STATUS_IGNORE);
+        check_that(rc == MPI_SUCCESS, "%s: empty call %d failed", what, k);
+    }
+    unsigned char buf[100], back[100];
+    memset(buf, 0x3c + rank, sizeof buf);
+    int rc = fh ? tacio_file_write_at_all(fh, rank * 100, buf, 100, MPI_BYTE, MPI_STATUS_IGNORE)
+                : MPI_ERR_OTHER;
+    check_that(rc == MPI_SUCCESS, "%s: the write after the empty calls failed", what);
+    rc = fh ? tacio_file_read_at_all(fh, rank * 100, back, 100, MPI_BYTE, MPI_STATUS_IGNORE)
+            : MPI_ERR_OTHER;
+    check_that(rc == MPI_SUCCESS && !memcmp(back, buf, sizeof buf),
+               "%s: the read after the empty calls did not return the data", what);
+    if (fh)
+        tacio_file_close(&fh);
+}
+
 /* The automatic choice, per call: what the stats say it chose. */
 struct decide {
     const char *name, *hints;
@@ -294,6 +321,8 @@ int main(int argc, char **argv)
     changing_shapes(NULL, "collective");
     errors_in_reused(AUTO, "independent");
     errors_in_reused("cb_buffer_size=1m", "collective");
+    empty_calls(AUTO, "empty calls, automatic");
+    empty_calls(NULL, "empty calls, collective");
     struct decide decides[] = {
         {"interleaved small pieces", AUTO, 64, 16, 40, false},
         {"interleaved long runs", "romio_cb_write=automatic,tacio_ind_min_piece=4k", 8192, 8192, 4,

@@ -498,7 +498,9 @@ static void test_files_and_errors(void)
                             {"coarse:n=0", "4"},
                             {"struct", "4"},
                             {"struct:records=4", "0"},
-                            {"struct:records=1t,extra=1", "4"}};
+                            {"struct:records=1t,extra=1", "4"},
+                            /* tests/fuzz/parsers: offsets overflowed */
+                            {"mesh:elems=300,seed=3,elem=4888888888888888888", "3"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         p = NULL;
         CHECK(tacio_pattern_parse(bad[i][0], atoi(bad[i][1]), &p) < 0);

@@ -2,7 +2,18 @@
 #include "check.h"
 #include "plan/plan.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+static int find_name(const struct tacio_topo *t, const char *name)
+{
+    for (int v = 0; v < t->nverts; v++)
+        if (!strcmp(t->vname[v], name))
+            return v;
+    return -1;
+}
 
 static struct tacio_topo *placed(const char *spec, const char *place, int p)
 {
@@ -117,6 +128,47 @@ static void test_slurm(void)
     CHECK_EQ(tacio_topo_parse(spec, &t), TACIO_EINVAL);
 }
 
+/* A machine-sized topology.conf: 200,000 nodes under 400 leaf switches,
+ * and a job's node list naming 20,000 of them. Names are found by a hash:
+ * by a scan per name this took minutes (tests/fuzz/parsers found it). */
+static void test_slurm_large(void)
+{
+    char path[] = "/tmp/tacio-test-topo-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    for (int sw = 0; sw < 400; sw++)
+        fprintf(f, "SwitchName=s%d Nodes=n[%06d-%06d]\n", sw, sw * 500, sw * 500 + 499);
+    fprintf(f, "SwitchName=top Switches=s[0-399]\n");
+    fclose(f);
+    char spec[256];
+    snprintf(spec, sizeof spec, "slurm:%s,nodes=n[100000-119999]", path);
+    struct tacio_topo *t = NULL;
+    CHECK_EQ(tacio_topo_parse(spec, &t), 0);
+    if (t) {
+        CHECK_EQ(t->nhosts, 200000);
+        CHECK_EQ(t->njob_hosts, 20000);
+        CHECK_EQ(t->host_vert[t->job_hosts[0]], find_name(t, "n100000"));
+        CHECK_EQ(tacio_topo_place(t, "block", 20000), 0);
+        CHECK_EQ(t->rank_host[0], t->job_hosts[0]);
+        tacio_topo_free(t);
+    }
+    /* past the host limit: refused, not built */
+    f = fopen(path, "w");
+    fprintf(f, "SwitchName=s Nodes=a[0-9999999],b[0-9]\n");
+    fclose(f);
+    snprintf(spec, sizeof spec, "slurm:%s", path);
+    t = NULL;
+    int64_t limit = topo_host_limit;
+    topo_host_limit = 1000; /* the same rule, quicker */
+    CHECK_EQ(tacio_topo_parse(spec, &t), TACIO_ERANGE);
+    CHECK(strstr(tacio_last_error(), "more than 1000 hosts") != NULL);
+    topo_host_limit = limit;
+    unlink(path);
+}
+
 static void test_dist_and_errors(void)
 {
     char spec[4096];
@@ -129,14 +181,13 @@ static void test_dist_and_errors(void)
     CHECK_EQ(tacio_topo_place(t, "block", 7), TACIO_EINVAL);
     tacio_topo_free(t);
 
-    const char *bad[] = {"tree:racks=0,nodes=2,cores=2",
-                         "tree:racks=2,nodes=2,cores=2,extra=1",
-                         "tree:racks=x",
-                         "fattree:k=5",
-                         "torus:x=3",
-                         "dist:",
-                         "flat:nodes=-1",
-                         NULL};
+    const char *bad[] = {"tree:racks=0,nodes=2,cores=2", "tree:racks=2,nodes=2,cores=2,extra=1",
+                         "tree:racks=x", "fattree:k=5", "torus:x=3", "dist:", "flat:nodes=-1",
+                         /* found by tests/fuzz/parsers: cores wrapped to a
+                          * negative int, a product of levels overflowed */
+                         "fattree:k=4,cores=5555555555555552",
+                         "tree:racks=4294967296,nodes=4294967296,cores=2",
+                         "dragonfly:groups=65536,chassis=65536,routers=65536,nodes=65536", NULL};
     for (int i = 0; bad[i]; i++) {
         t = NULL;
         int rc = tacio_topo_parse(bad[i], &t);
@@ -205,6 +256,7 @@ int main(int argc, char **argv)
     test_placement();
     test_hostlist();
     test_slurm();
+    test_slurm_large();
     test_dist_and_errors();
     test_memory();
     return check_report("test_topo");

@@ -1,0 +1,55 @@
+/* Shared by the parser harnesses (libFuzzer: clang -fsanitize=fuzzer): the
+ * input as C strings, and as a file for the parsers that read one. Each
+ * harness is one LLVMFuzzerTestOneInput; README "Fuzzed parsers". */
+#ifndef TACIO_FUZZ_HARNESS_H
+#define TACIO_FUZZ_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Texts longer than any a user would write are not interesting, and keep
+ * each run fast. */
+#define FUZZ_MAX_TEXT 4096
+
+/* The input cut into at most `max` NUL-terminated parts at `sep` (the rest
+ * of the input stays in the last part). Returns the number of parts; the
+ * strings point into one allocation, freed with free(parts[0]). */
+static inline int fuzz_split(const uint8_t *data, size_t size, char sep, char **parts, int max)
+{
+    if (size > FUZZ_MAX_TEXT)
+        size = FUZZ_MAX_TEXT;
+    char *text = malloc(size + 1);
+    if (!text)
+        return 0;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    int n = 0;
+    parts[n++] = text;
+    for (char *p = text; n < max && (p = memchr(p, sep, (size_t)(text + size - p))); p++) {
+        *p = '\0';
+        parts[n++] = p + 1;
+    }
+    for (int i = n; i < max; i++)
+        parts[i] = text + size; /* "" */
+    return n;
+}
+
+/* The text as this process's scratch file (the parsers take a path). */
+static inline const char *fuzz_file(const char *name, const char *text, size_t len)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "/tmp/tacio-fuzz-%d-%s", (int)getpid(), name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        abort(); /* not the parser's fault: stop the run loudly */
+    if (len && fwrite(text, 1, len, f) != len)
+        abort();
+    fclose(f);
+    return path;
+}
+
+#endif
