@@ -241,6 +241,8 @@ static MPI_Info open_hints(struct state *s, const char **doc)
     return info;
 }
 
+static int ompio(void);
+
 static void do_open(struct state *s, long seq, int op)
 {
     static const struct {
@@ -257,6 +259,11 @@ static void do_open(struct state *s, long seq, int op)
         {MPI_MODE_RDWR, "rdwr"},
     };
     int m = pick((int)(sizeof modes / sizeof *modes));
+    /* OMPIO's open with MPI_MODE_DELETE_ON_CLOSE hangs now and then at 2
+     * ranks (one rank's open fails inside and closes the file, the other
+     * waits in its open's barrier: seed 1001, sequences 95 and 191) */
+    if (ompio() && nprocs > 1 && (modes[m].amode & MPI_MODE_DELETE_ON_CLOSE))
+        m = 0;
     const char *doc = "";
     MPI_Info info = open_hints(s, &doc);
     int rc = MPI_File_open(MPI_COMM_WORLD, s->path, modes[m].amode, info, &s->fh);

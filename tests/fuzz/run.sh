@@ -41,11 +41,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # program (a rank left waiting in a write_all or a sync's barrier, erroneous
 # calls or not): a baseline must finish to be compared with.
 if [ "$np" -gt 2 ]; then export OMPI_MCA_io=romio321; else unset OMPI_MCA_io; fi
-# OMPIO's shared-file-pointer component "sm" hung an open at 2 ranks in the
-# long run (seed 1001, sequence 95: rank 0 in sharedfp_sm_file_open's
-# barrier, rank 1 closing the file its open failed on); the program uses no
-# shared file pointer, so OMPIO runs with the others (lockedfile, individual).
-export OMPI_MCA_sharedfp=^sm
 export TACIO_HINTS=tacio_ranks_per_node=2
 # The MPI alone runs with the allocator the shim brings (a sanitizer's):
 # OMPIO writes never-initialised heap bytes into some files (MALLOC_PERTURB_
