@@ -336,6 +336,8 @@ int pattern_parse_mesh(struct tacio_pattern *p, const struct pattern_kind *k, st
 
 /* ---- extents:FILE ---- */
 
+int64_t pattern_rank_limit = 100000000;
+
 static int read_extent_line(char *line, struct run_buf *b, int *maxrank)
 {
     strip_comment(line);
@@ -344,7 +346,7 @@ static int read_extent_line(char *line, struct run_buf *b, int *maxrank)
     int n = sscanf(line, "%lld %lld %lld %c", &r, &off, &len, &extra);
     if (n <= 0)
         return 0;
-    if (n != 3 || r < 0 || r > 100000000 || off < 0 || len < 0 || off > INT64_MAX - len)
+    if (n != 3 || r < 0 || r >= pattern_rank_limit || off < 0 || len < 0 || off > INT64_MAX - len)
         return TACIO_EINVAL;
     if (r > *maxrank)
         *maxrank = (int)r;

@@ -131,6 +131,11 @@ int pattern_parse_struct(struct tacio_pattern *p, const struct pattern_kind *k, 
                          int nprocs);
 int pattern_parse_mesh(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
                        int nprocs);
+/* The highest rank an extents file may name, plus one (100 million). A
+ * variable so the parser harnesses (tests/fuzz/parsers) can lower it: one
+ * line naming rank 50 million makes a job of that many ranks, which takes
+ * seconds under their instrumentation. */
+extern int64_t pattern_rank_limit;
 int pattern_parse_extents(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
                           int nprocs);
 int pattern_parse_matrix(struct tacio_pattern *p, const struct pattern_kind *k, struct spec *s,
