@@ -185,7 +185,7 @@ int view_access(const struct view *v, int64_t s0, int64_t n, struct flat *shell,
                           (long long)ft->extent, (long long)span);
     /* the last tile's end must be a file offset: below 2^62, as the stream
      * position is (a sparse filetype multiplies it; ROMIO crashes there) */
-    int64_t reach = span > ft->extent ? span : ft->extent;
+    int64_t reach = max64(span, ft->extent);
     if (v->disp > INT64_MAX / 2 || last >= (INT64_MAX / 2 - v->disp) / reach)
         return tacio_fail(TACIO_EINVAL,
                           "the access reaches beyond any file: tile %lld of a %lld-byte "

@@ -8,10 +8,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *part[1];
     if (!fuzz_split(data, size, '\0', part, 1))
         return 0;
-    char spec[300];
-    snprintf(spec, sizeof spec, "dist:%s", fuzz_file("dist.txt", part[0], strlen(part[0])));
     struct tacio_topo *t = NULL;
-    if (tacio_topo_parse(spec, &t) == 0) {
+    if (tacio_topo_parse(fuzz_file_spec("dist", part[0]), &t) == 0) {
         (void)tacio_topo_place(t, "block", 0);
         tacio_topo_free(t);
     }

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *part[3];
     if (!fuzz_split(data, size, '\0', part, 3))
         return 0;
-    setenv("TACIO_HINTS_FILE", fuzz_file("hints", part[0], strlen(part[0])), 1);
+    setenv("TACIO_HINTS_FILE", fuzz_file("hints", part[0]), 1);
     setenv("TACIO_HINTS", part[1], 1);
     MPI_Info info = info_of(part[2]);
     struct exec_hints h, again;

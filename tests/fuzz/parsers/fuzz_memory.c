@@ -9,11 +9,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *part[1];
     if (!fuzz_split(data, size, '\0', part, 1))
         return 0;
-    char spec[300];
-    snprintf(spec, sizeof spec, "file:%s", fuzz_file("memory.txt", part[0], strlen(part[0])));
     struct tacio_topo *t = NULL;
     if (tacio_topo_parse("tree:racks=2,nodes=3,cores=2", &t) == 0) {
-        (void)tacio_topo_set_memory(t, spec);
+        (void)tacio_topo_set_memory(t, fuzz_file_spec("file", part[0]));
         tacio_topo_free(t);
     }
     free(part[0]);

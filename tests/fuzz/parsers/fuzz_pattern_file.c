@@ -20,10 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!fuzz_split(data + 1, size - 1, '\0', part, 1))
         return 0;
     const char *kind = data[0] % 2 ? "matrix" : "extents";
-    char spec[300];
-    snprintf(spec, sizeof spec, "%s:%s", kind, fuzz_file(kind, part[0], strlen(part[0])));
     struct tacio_pattern *p = NULL;
-    if (tacio_pattern_parse(spec, 0, &p) == 0) {
+    if (tacio_pattern_parse(fuzz_file_spec(kind, part[0]), 0, &p) == 0) {
         int64_t lo, hi;
         tacio_pattern_get_range(p, &lo, &hi);
         (void)tacio_pattern_get_bytes_below(p, 0, hi);

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *part[2];
     if (!fuzz_split(data, size, '\0', part, 2))
         return 0;
-    const char *path = fuzz_file("topology.conf", part[0], strlen(part[0]));
+    const char *path = fuzz_file("topology.conf", part[0]);
     char spec[FUZZ_MAX_TEXT + 300];
     if (*part[1])
         snprintf(spec, sizeof spec, "slurm:%s,nodes=%s", path, part[1]);

@@ -38,18 +38,38 @@ static inline int fuzz_split(const uint8_t *data, size_t size, char sep, char **
     return n;
 }
 
-/* The text as this process's scratch file (the parsers take a path). */
-static inline const char *fuzz_file(const char *name, const char *text, size_t len)
+static char fuzz_path[256]; /* the harness's one scratch file */
+
+static inline void fuzz_remove_file(void)
 {
-    static char path[256];
-    snprintf(path, sizeof path, "/tmp/tacio-fuzz-%d-%s", (int)getpid(), name);
-    FILE *f = fopen(path, "w");
+    unlink(fuzz_path);
+}
+
+/* The text as this process's scratch file (the parsers take a path),
+ * removed when the run ends. */
+static inline const char *fuzz_file(const char *name, const char *text)
+{
+    if (!fuzz_path[0]) {
+        snprintf(fuzz_path, sizeof fuzz_path, "/tmp/tacio-fuzz-%d-%s", (int)getpid(), name);
+        atexit(fuzz_remove_file);
+    }
+    FILE *f = fopen(fuzz_path, "w");
+    size_t len = strlen(text);
     if (!f)
         abort(); /* not the parser's fault: stop the run loudly */
     if (len && fwrite(text, 1, len, f) != len)
         abort();
     fclose(f);
-    return path;
+    return fuzz_path;
+}
+
+/* "KIND:PATH": the spec of a file kind (dist:, file:, extents:, ...) whose
+ * file holds the text. */
+static inline const char *fuzz_file_spec(const char *kind, const char *text)
+{
+    static char spec[300];
+    snprintf(spec, sizeof spec, "%s:%s", kind, fuzz_file(kind, text));
+    return spec;
 }
 
 #endif
