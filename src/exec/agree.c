@@ -1,5 +1,6 @@
 #include "agree.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -124,9 +125,17 @@ int agree(MPI_Comm comm, int local)
 
 /* MPICH 4.0.2 gives codes added to a predefined class no "dynamic" mark, so
  * MPI_Error_string shows an unrelated internal message for them. Probe once
- * whether a dynamic code keeps its string; if not, return the class itself. */
+ * whether a dynamic code keeps its string; if not, make the code the way
+ * MPICH's own ROMIO makes its I/O errors' codes (MPIR_Err_create_code, an
+ * exported symbol of libmpich: the class's text, then "tacio: " and the
+ * message in the error stack), and where that is missing too, return the
+ * class itself. */
 static bool dynamic_works;
 static pthread_once_t dynamic_once = PTHREAD_ONCE_INIT;
+typedef int (*mpich_create_fn)(int lastcode, int fatal, const char fcname[], int line,
+                               int error_class, const char generic_msg[], const char specific_msg[],
+                               ...);
+static mpich_create_fn mpich_create;
 
 static void probe_dynamic_codes(void)
 {
@@ -135,6 +144,18 @@ static void probe_dynamic_codes(void)
     dynamic_works = MPI_Add_error_code(MPI_ERR_OTHER, &code) == MPI_SUCCESS &&
                     MPI_Add_error_string(code, "tacio probe") == MPI_SUCCESS &&
                     MPI_Error_string(code, s, &len) == MPI_SUCCESS && !strcmp(s, "tacio probe");
+    if (!dynamic_works)
+        *(void **)&mpich_create = dlsym(RTLD_DEFAULT, "MPIR_Err_create_code");
+}
+
+/* An MPICH code of class cls whose string carries msg, or cls. "**fail" is
+ * a generic text MPICH knows for any class (an unknown one loses the
+ * message); the error stack's line reads "tacio(0): MSG". */
+static int mpich_code(int cls, const char *msg)
+{
+    int code = mpich_create(MPI_SUCCESS, 0 /* recoverable */, "tacio", 0, cls, "**fail", "%s", msg);
+    int got = -1;
+    return MPI_Error_class(code, &got) == MPI_SUCCESS && got == cls ? code : cls;
 }
 
 /* Codes returned lately with their messages (tacio_error_get_string's), and per
@@ -166,6 +187,8 @@ static void remember(int code, const char *msg)
 static int code_for(int cls, const char *msg)
 {
     pthread_once(&dynamic_once, probe_dynamic_codes);
+    if (!dynamic_works && mpich_create)
+        return mpich_code(cls, msg);
     if (!dynamic_works || cls < 0 || cls >= NCLASSES)
         return cls;
     int *slot = &rings[cls].codes[rings[cls].next++ % RING];

@@ -255,10 +255,17 @@ int tacio_file_seek(tacio_file_t f, MPI_Offset offset, int whence)
 {
     if (!f)
         return MPI_ERR_FILE;
-    MPI_Offset base = whence == MPI_SEEK_SET ? 0 : whence == MPI_SEEK_CUR ? f->fp : -1;
-    if (base < 0 || base + offset < 0)
-        return api_result(
-            tacio_fail(TACIO_EINVAL, "seek to a negative position or with whence %d", whence));
+    if (whence != MPI_SEEK_SET && whence != MPI_SEEK_CUR)
+        return api_result(tacio_fail(TACIO_EINVAL,
+                                     "seek with whence %d (tacio supports "
+                                     "MPI_SEEK_SET and MPI_SEEK_CUR)",
+                                     whence));
+    MPI_Offset base = whence == MPI_SEEK_SET ? 0 : f->fp;
+    if (offset < -base || offset > INT64_MAX - base) /* compared before adding: no overflow */
+        return api_result(tacio_fail(TACIO_EINVAL,
+                                     "seek by %lld from %lld: the position would "
+                                     "be negative or beyond 2^63",
+                                     (long long)offset, (long long)base));
     f->fp = base + offset;
     return MPI_SUCCESS;
 }

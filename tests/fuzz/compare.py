@@ -14,7 +14,9 @@ Two exceptions, each listed in the README ("Where tacio differs"):
     failed set_view left; the sequence stops there;
   - a read crossing end-of-file (eof=1) that the MPI reports as whole: the
     shim must report exactly the bytes before the end (x) where it served
-    the call, with the same data before the end;
+    the call, with the same data before the end (a view in external32 is
+    the MPI's to serve: there the shim reports what the MPI reports, and
+    the buffer past the end holds whatever the MPI left, OMPIO garbage);
   - a call of count 0 whose status the MPI leaves unset (ROMIO): the shim
     must say 0;
   - a call the program knows is erroneous (err=...: a negative offset or
@@ -85,17 +87,19 @@ def ints(fields, key):
     return [int(v) for v in fields.get(key, "").split(",") if v]
 
 
-def eof_read(op, text, pf, sf):
+def eof_read(op, text, pf, sf, served):
     """A read crossing end-of-file (eof=1; x: the bytes before the end,
     computed by the program from the file's size). The data before the end
     (v) must be the same; the status must say x where tacio served the call
     (a collective), the MPI may say the whole request (ROMIO and OMPIO do);
     the pointer follows the count, and the buffer past the data is left
-    alone by tacio, filled with stale bytes by ROMIO's independent reads."""
+    alone by tacio, filled with stale bytes by ROMIO's independent reads.
+    served: tacio serves the view's collectives (not external32)."""
     if " eof=1" not in text or pf.get("c") != sf.get("c") or any(failed(pf)):
         return False
     collective = text.split()[0].endswith("_all")
-    counts_ok = ints(sf, "n") == ints(sf, "x") if collective else pf.get("n") == sf.get("n")
+    tacio_counts = collective and served
+    counts_ok = ints(sf, "n") == ints(sf, "x") if tacio_counts else pf.get("n") == sf.get("n")
     return counts_ok and pf.get("v") == sf.get("v") and pf.get("x") == sf.get("x")
 
 
@@ -173,9 +177,10 @@ def odd_one_out(other_calls, index, shim):
     return s_op == "end" or all(o_fields.get(k) == s_fields.get(k) for k in keys)
 
 
-def compare_call(plain, shim, other_calls, index, tally):
+def compare_call(plain, shim, other_calls, index, tally, served):
     """None when the call agrees (or differs as documented, counted in
-    tally); 'stop' for a documented stop; else the divergence's text."""
+    tally); 'stop' for a documented stop; else the divergence's text.
+    served: whether tacio serves collectives under the current view."""
     (op, text, pf), (s_op, s_text, sf) = plain, shim
     if op == "end" == s_op and text != s_text:
         if odd_one_out(other_calls, index, shim):
@@ -197,7 +202,7 @@ def compare_call(plain, shim, other_calls, index, tally):
         pf, sf = without(pf, "n", "p", "h", "v", "o"), without(sf, "n", "p", "h", "v", "o")
         if pf == sf:
             return None
-    if eof_read(op, text, pf, sf):
+    if eof_read(op, text, pf, sf, served):
         tally["eof_count"] += 1
         return None
     if zero_count(text, pf, sf):
@@ -221,11 +226,24 @@ def compare_call(plain, shim, other_calls, index, tally):
     return f"{','.join(diff)} differ: {text}"
 
 
+def serves_view(text, fields, served):
+    """Whether tacio serves collectives after this call: the shim passes a
+    view in any datarep but native to the MPI (an open starts native)."""
+    name = text.split()[0]
+    if name == "open":
+        return True
+    if name == "set_view" and not any(failed(fields)):
+        return " rep=native" in text
+    return served
+
+
 def compare_sequence(seq, plain, shim, other, tally):
     other_calls = other.get(seq) if other else None
+    served = True
     for i, (pc, sc) in enumerate(zip(plain, shim)):
         tally["calls"] += 1
-        verdict = compare_call(pc, sc, other_calls, i, tally)
+        verdict = compare_call(pc, sc, other_calls, i, tally, served)
+        served = serves_view(sc[1], sc[2], served)
         if verdict == "stop":
             return None
         if verdict:

@@ -34,18 +34,24 @@ static bool in_request(int64_t x)
     return seg < 3 && rel < 2000;
 }
 
+/* The error's class, and its message both from tacio and from the MPI's
+ * own MPI_Error_string (what a program prints: on MPICH too, whose dynamic
+ * error codes lose their strings). */
 static void expect_error(const char *what, int rc, int cls, const char *substr)
 {
-    char msg[MPI_MAX_ERROR_STRING] = "";
+    char msg[MPI_MAX_ERROR_STRING] = "", mpi_msg[MPI_MAX_ERROR_STRING] = "";
     int len, got_cls = -1;
     if (rc != MPI_SUCCESS) {
         MPI_Error_class(rc, &got_cls);
         tacio_error_get_string(rc, msg, &len);
+        MPI_Error_string(rc, mpi_msg, &len);
     }
     check_that(rc != MPI_SUCCESS, "%s: succeeded, expected an error", what);
     check_that(got_cls == cls, "%s: error class %d, expected %d (%s)", what, got_cls, cls, msg);
     check_that(strstr(msg, substr) != NULL, "%s: message '%s' does not name '%s'", what, msg,
                substr);
+    check_that(strstr(mpi_msg, substr) != NULL,
+               "%s: MPI_Error_string gives '%s', which does not name '%s'", what, mpi_msg, substr);
 }
 
 static int64_t file_bytes(void)
@@ -217,6 +223,17 @@ static void bad_view(void)
     MPI_Type_free(&sparse);
     rc = tacio_file_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL);
     expect_error("datarep external32", rc, MPI_ERR_UNSUPPORTED_DATAREP, "native");
+    /* seeks whose position is negative, or would overflow past 2^63 from
+     * the current one (a sum that wrapped used to pass as nonnegative) */
+    rc = tacio_file_seek(fh, 16, MPI_SEEK_SET);
+    check_that(rc == MPI_SUCCESS, "seek to 16");
+    expect_error("seek below 0", tacio_file_seek(fh, -17, MPI_SEEK_CUR), MPI_ERR_ARG, "negative");
+    expect_error("seek past 2^63", tacio_file_seek(fh, INT64_MAX - 8, MPI_SEEK_CUR), MPI_ERR_ARG,
+                 "beyond 2^63");
+    expect_error("seek from the end", tacio_file_seek(fh, 0, MPI_SEEK_END), MPI_ERR_ARG, "whence");
+    MPI_Offset pos = -1;
+    tacio_file_get_position(fh, &pos);
+    check_that(pos == 16, "a refused seek leaves the pointer (at %lld)", (long long)pos);
     MPI_Type_free(&back);
     MPI_Type_free(&span);
     MPI_Type_free(&tight);

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""The comparator's own rules, on made-up transcripts (tests/fuzz/compare.py
+decides what counts as a divergence; a rule that let a wrong count through
+would hide a tacio bug from every fuzz run).
+A read crossing the end of an empty file (x=0): under a native view tacio
+serves the collective and must report 0 bytes, so a shim claiming the whole
+request diverges; under external32 the shim passes the call to the MPI,
+whose count and garbage past the end it then shares."""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+F0 = "cbf29ce484222325"
+
+
+def line(i, text, c="SUCCESS,SUCCESS", n="-1,-1", p="0,0", x="-1,-1", h=F0):
+    return f"7 {i} {text} | c={c} n={n} p={p} x={x} h={h},{h} v={F0},{F0} o={F0},{F0}\n"
+
+
+def transcript(rep, read_n, garbage):
+    return (line(0, "open mode=rdwr|create") +
+            line(1, f"set_view disp=8 etype=4 view=2 block=5 type=ok rep={rep}") +
+            line(2, "read_all offset=ok count=40 holes=0 null=0 base=32 eof=1",
+                 n=read_n, p="40,40", x="0,0", h=garbage) +
+            line(3, "close -") +
+            "7 end size=0 hash=cbf29ce484222325\n")
+
+
+def verdict(plain, shim):
+    with tempfile.TemporaryDirectory() as d:
+        paths = []
+        for name, text in (("plain", plain), ("shim", shim)):
+            paths.append(os.path.join(d, name))
+            with open(paths[-1], "w") as f:
+                f.write(text)
+        r = subprocess.run([sys.executable, os.path.join(HERE, "compare.py"), *paths],
+                           capture_output=True, text=True)
+        return r.returncode, r.stdout
+
+
+def main():
+    failures = []
+    # the MPI says 160 bytes and leaves garbage; the shim served it: 0 bytes
+    rc, out = verdict(transcript("native", "160,160", "1111111111111111"),
+                      transcript("native", "0,0", F0))
+    if rc != 0 or "eof_count=1" not in out:
+        failures.append(f"native, shim counts x: want agreement, got rc={rc}: {out}")
+    # the shim claims the whole request where it served the read
+    rc, out = verdict(transcript("native", "160,160", "1111111111111111"),
+                      transcript("native", "160,160", "2222222222222222"))
+    if rc == 0 or "DIVERGENCE" not in out:
+        failures.append(f"native, shim counts 160: want a divergence, got rc={rc}: {out}")
+    # external32: the MPI served both runs; its count and garbage
+    rc, out = verdict(transcript("external32", "160,160", "1111111111111111"),
+                      transcript("external32", "160,160", "2222222222222222"))
+    if rc != 0 or "eof_count=1" not in out:
+        failures.append(f"external32, both count 160: want agreement, got rc={rc}: {out}")
+    for f in failures:
+        print("FAIL", f)
+    print("compare rules:", "ok" if not failures else f"{len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
