@@ -85,7 +85,32 @@ struct state {
     MPI_Datatype etype;
     char **strategies;
     int nstrategies;
+    unsigned char *written; /* this rank's successful writes, a byte each */
+    int64_t nwritten;       /* bytes of the file `written` covers */
 };
+
+/* ---- the bytes written: what the file must hold at the end ---- */
+
+/* Marks [at, at + len) as written by a call that succeeded. */
+static void mark_written(struct state *s, int64_t at, int64_t len)
+{
+    if (at + len > s->nwritten) {
+        unsigned char *w = realloc(s->written, (size_t)(at + len));
+        if (!w)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        memset(w + s->nwritten, 0, (size_t)(at + len - s->nwritten));
+        s->written = w, s->nwritten = at + len;
+    }
+    memset(s->written + at, 1, (size_t)len);
+}
+
+/* The file is now `size` bytes (set_size, or a new file): what lay past
+ * that is gone, and bytes there later are unwritten until written again. */
+static void cut_written(struct state *s, int64_t size)
+{
+    if (size < s->nwritten)
+        s->nwritten = size;
+}
 
 /* One call's results on this rank, gathered to rank 0. */
 struct result {
@@ -269,6 +294,9 @@ static void do_open(struct state *s, long seq, int op)
     int rc = MPI_File_open(MPI_COMM_WORLD, s->path, modes[m].amode, info, &s->fh);
     MPI_Info_free(&info);
     s->open = rc == MPI_SUCCESS;
+    struct stat sb;
+    if (s->open && stat(s->path, &sb) == 0 && sb.st_size == 0) /* new, or empty */
+        cut_written(s, 0);
     if (s->open) {
         s->rdonly = !!(modes[m].amode & MPI_MODE_RDONLY);
         s->wronly = !!(modes[m].amode & MPI_MODE_WRONLY);
@@ -584,6 +612,11 @@ static void do_data(struct state *s, long seq, int op)
     MPI_Status st;
     memset(&st, 0xa5, sizeof st); /* a call must set it (ROMIO leaves a zero-count one) */
     int rc = data_call(s, d, off, &b, &st);
+    for (int j = 0; write && rc == MPI_SUCCESS && j < count; j++) {
+        MPI_Offset byte; /* (start: the explicit offset, or the pointer's before the call) */
+        if (MPI_File_get_byte_offset(s->fh, start + j, &byte) == MPI_SUCCESS)
+            mark_written(s, byte, s->esize);
+    }
     struct result r = {err_class(rc), status_bytes(rc, &st),
                        position(s),   write || !b.p ? 0 : fnv(b.p, b.bytes, FNV0),
                        expect,        expect < 0 ? 0 : valid_hash(&b, s->esize, whole),
@@ -623,9 +656,11 @@ static void do_size(struct state *s, long seq, int op)
         k = 2;
     MPI_Offset size = pick(10) ? pick(5000) : -5;
     const char *name[] = {"set_size", "preallocate", "sync", "get_size"};
-    if (k == 0)
+    if (k == 0) {
         rc = MPI_File_set_size(s->fh, size);
-    else if (k == 1)
+        if (rc == MPI_SUCCESS)
+            cut_written(s, size);
+    } else if (k == 1)
         rc = MPI_File_preallocate(s->fh, size);
     else if (k == 2)
         rc = MPI_File_sync(s->fh);
@@ -638,24 +673,54 @@ static void do_size(struct state *s, long seq, int op)
 
 /* ---- a sequence ---- */
 
+/* Every rank's written bytes, on rank 0 (NULL elsewhere): *n bytes. */
+static unsigned char *all_written(struct state *s, int64_t *n)
+{
+    MPI_Allreduce(&s->nwritten, n, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    unsigned char *mine = calloc((size_t)*n + 1, 1), *all = rank ? NULL : calloc((size_t)*n + 1, 1);
+    if (!mine || (!rank && !all))
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    memcpy(mine, s->written, (size_t)s->nwritten);
+    MPI_Reduce(mine, all, (int)*n, MPI_UNSIGNED_CHAR, MPI_MAX, 0, MPI_COMM_WORLD);
+    free(mine);
+    return all;
+}
+
+/* The sequence's last word: the file's size and hash; `written`, the hash
+ * with every byte no successful write put there taken as 0; `stale`, how
+ * many such bytes are not 0. (Bytes no call wrote, in a gap a write past
+ * the end opened, hold whatever the MPI left: ROMIO's collective buffer
+ * can put stale bytes there, tacio's windows zero them; the standard
+ * leaves them undefined. The comparator compares `written` then.) */
 static void file_image(struct state *s, long seq)
 {
     MPI_Barrier(MPI_COMM_WORLD);
+    int64_t nmask;
+    unsigned char *mask = all_written(s, &nmask);
     if (rank != 0)
         return;
     int fd = open(s->path, O_RDONLY);
     if (fd < 0) {
         fprintf(out, "%ld end absent\n", seq);
+        free(mask);
         return;
     }
     unsigned char buf[65536];
-    uint64_t h = FNV0;
-    long long size = 0;
+    uint64_t h = FNV0, hw = FNV0;
+    long long size = 0, stale = 0;
     ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
-        h = fnv(buf, (size_t)n, h), size += n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) {
+        h = fnv(buf, (size_t)n, h);
+        for (ssize_t i = 0; i < n; i++, size++) {
+            unsigned char w = size < nmask && mask[size] ? buf[i] : 0;
+            stale += buf[i] != w;
+            hw = fnv(&w, 1, hw);
+        }
+    }
     close(fd);
-    fprintf(out, "%ld end size=%lld hash=%016llx\n", seq, size, (unsigned long long)h);
+    free(mask);
+    fprintf(out, "%ld end size=%lld hash=%016llx written=%016llx stale=%lld\n", seq, size,
+            (unsigned long long)h, (unsigned long long)hw, stale);
 }
 
 static void run_sequence(struct state *s, const char *dir, uint64_t seed, long seq, int nops)
@@ -666,6 +731,7 @@ static void run_sequence(struct state *s, const char *dir, uint64_t seed, long s
         unlink(s->path);
     MPI_Barrier(MPI_COMM_WORLD);
     s->open = 0;
+    cut_written(s, 0);
     /* No data moves through a view with a negative displacement, which the
      * standard calls erroneous: MPICH refuses it; OMPIO takes it, and its
      * collectives through it fail inside, report success and leave its
@@ -739,6 +805,7 @@ int main(int argc, char **argv)
     if (rank == 0)
         fclose(out);
     free(s.strategies);
+    free(s.written);
     MPI_Finalize();
     return 0;
 }
