@@ -105,6 +105,15 @@ static int stretch_io(struct indep *in, int64_t lo, int64_t hi)
     return rc || !c->is_write ? rc : io_call(c->f, in->stretch, last - first, first, true, NULL);
 }
 
+/* Whether the access is one run of the file: then one call moves it,
+ * however long (sieving in stretches would only split it). */
+static bool one_run(const struct access *a, int64_t lo, int64_t hi)
+{
+    int64_t np, bytes;
+    view_count(&a->v, a->s0, a->s0 + a->n, lo, hi, &np, &bytes);
+    return np < 2;
+}
+
 int indep_run(struct call *c)
 {
     struct indep in = {.c = c};
@@ -113,10 +122,11 @@ int indep_run(struct call *c)
     int64_t lo, hi;
     access_span(&c->a, &lo, &hi);
     int rc = 0;
-    if (!c->s->sieve)
+    if (!c->s->sieve || one_run(&c->a, lo, hi))
         rc = access_walk(&c->a, one_piece, &in);
-    for (int64_t at = lo; c->s->sieve && at < hi && !rc; at += SIEVE_BYTES)
-        rc = stretch_io(&in, at, min64(hi, at + SIEVE_BYTES));
+    else
+        for (int64_t at = lo; at < hi && !rc; at += SIEVE_BYTES)
+            rc = stretch_io(&in, at, min64(hi, at + SIEVE_BYTES));
     arena_reset(&c->f->slot[0].msgs);
     stage_add(c, ST_IO, t0);
     return rc;
