@@ -127,9 +127,9 @@ int agree(MPI_Comm comm, int local)
  * MPI_Error_string shows an unrelated internal message for them. Probe once
  * whether a dynamic code keeps its string; if not, make the code the way
  * MPICH's own ROMIO makes its I/O errors' codes (MPIR_Err_create_code, an
- * exported symbol of libmpich: the class's text, then "tacio: " and the
- * message in the error stack), and where that is missing too, return the
- * class itself. */
+ * exported symbol of libmpich: MPI_Error_string gives the class's text,
+ * then the message in the error stack), and where that is missing too,
+ * return the class itself. */
 static bool dynamic_works;
 static pthread_once_t dynamic_once = PTHREAD_ONCE_INIT;
 typedef int (*mpich_create_fn)(int lastcode, int fatal, const char fcname[], int line,
