@@ -91,9 +91,13 @@ struct state {
 
 /* ---- the bytes written: what the file must hold at the end ---- */
 
-/* Marks [at, at + len) as written by a call that succeeded. */
+/* Marks [at, at + len) as written by a call that succeeded. A byte offset
+ * below 0 (a view whose displacement is negative, which OMPIO takes and
+ * then "writes" through, failing inside) puts nothing in the file. */
 static void mark_written(struct state *s, int64_t at, int64_t len)
 {
+    if (at < 0 || at + len > ((int64_t)1 << 30)) /* (writes here stay below 1 GiB) */
+        return;
     if (at + len > s->nwritten) {
         unsigned char *w = realloc(s->written, (size_t)(at + len));
         if (!w)
