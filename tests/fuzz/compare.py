@@ -34,7 +34,8 @@ got what the shim got, the MPI alone is the odd one out (mpi_odd; for a
 file, the sequence's last word).
 At a sequence's end the files may differ only in bytes no successful write
 put there, where the MPI left stale bytes and the shim zeros (the same size
-and `written` hash, the shim's `stale` 0; counted as stale_holes).
+and `written` hash, the shim's `stale` 0; counted as stale_holes); a read
+likewise (w: its data with those bytes as 0; the shim's data are its w).
 Anything else is a divergence: the first per sequence is printed (the rest
 of that sequence no longer runs the same calls) and the exit status is 1.
 Prints: fuzz: calls=N sequences=S divergences=D documented=K mpi_disagree=M
@@ -43,7 +44,7 @@ import argparse
 import collections
 import sys
 
-FIELDS = ("c", "n", "p", "x", "h", "v", "o")
+FIELDS = ("c", "n", "p", "x", "h", "v", "o", "w")
 
 
 def parse(path):
@@ -177,6 +178,14 @@ def stale_holes(plain_end, shim_end):
             and p.get("stale") != "0")
 
 
+def stale_read(pf, sf):
+    """A read whose data differ only in bytes no successful write put in the
+    file (w: the data with those bytes as 0, the same in both), where the
+    shim read zeros (its v is its w): the MPI's stale gap bytes, read back."""
+    return ("w" in pf and pf.get("w") == sf.get("w") and sf.get("v") == sf.get("w")
+            and pf.get("v") != sf.get("v"))
+
+
 def parse_end(text):
     return dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
 
@@ -221,6 +230,11 @@ def compare_call(plain, shim, other_calls, index, tally, served):
     if misread(pf):  # the MPI's own read is wrong: nothing to compare the shim's with
         tally["mpi_misread"] += 1
         pf, sf = without(pf, "n", "p", "h", "v", "o"), without(sf, "n", "p", "h", "v", "o")
+        if pf == sf:
+            return None
+    if stale_read(pf, sf):  # see stale_holes: the MPI's stale bytes, read back
+        tally["stale_holes"] += 1
+        pf, sf = without(pf, "h", "v", "o", "w"), without(sf, "h", "v", "o", "w")
         if pf == sf:
             return None
     if eof_read(op, text, pf, sf, served):

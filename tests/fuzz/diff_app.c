@@ -26,6 +26,7 @@
 
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,18 +95,39 @@ struct state {
 /* Marks [at, at + len) as written by a call that succeeded. A byte offset
  * below 0 (a view whose displacement is negative, which OMPIO takes and
  * then "writes" through, failing inside) puts nothing in the file. */
+static void grow_written(struct state *s, int64_t size)
+{
+    if (size <= s->nwritten)
+        return;
+    unsigned char *w = realloc(s->written, (size_t)size);
+    if (!w)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    memset(w + s->nwritten, 0, (size_t)(size - s->nwritten));
+    s->written = w, s->nwritten = size;
+}
+
 static void mark_written(struct state *s, int64_t at, int64_t len)
 {
     if (at < 0 || at + len > ((int64_t)1 << 30)) /* (writes here stay below 1 GiB) */
         return;
-    if (at + len > s->nwritten) {
-        unsigned char *w = realloc(s->written, (size_t)(at + len));
-        if (!w)
-            MPI_Abort(MPI_COMM_WORLD, 3);
-        memset(w + s->nwritten, 0, (size_t)(at + len - s->nwritten));
-        s->written = w, s->nwritten = at + len;
-    }
+    grow_written(s, at + len);
     memset(s->written + at, 1, (size_t)len);
+}
+
+/* After a write call (every rank makes it): every rank's marks on every
+ * rank, so that a read knows which bytes any rank wrote. */
+static void share_written(struct state *s)
+{
+    int64_t n;
+    MPI_Allreduce(&s->nwritten, &n, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    grow_written(s, n);
+    if (n > 0)
+        MPI_Allreduce(MPI_IN_PLACE, s->written, (int)n, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD);
+}
+
+static bool is_written(const struct state *s, int64_t at)
+{
+    return at >= 0 && at < s->nwritten && s->written[at];
 }
 
 /* The file is now `size` bytes (set_size, or a new file): what lay past
@@ -120,9 +142,10 @@ static void cut_written(struct state *s, int64_t size)
 struct result {
     int64_t cls, bytes, pos;
     uint64_t hash;
-    int64_t expect; /* reads: the bytes before end-of-file (-1: not a read) */
-    uint64_t valid; /* reads: FNV-1a of those bytes, in the buffer's order */
-    uint64_t posix; /* reads: FNV-1a of the same bytes read from the file with POSIX */
+    int64_t expect;   /* reads: the bytes before end-of-file (-1: not a read) */
+    uint64_t valid;   /* reads: FNV-1a of those bytes, in the buffer's order */
+    uint64_t posix;   /* reads: FNV-1a of the same bytes read from the file with POSIX */
+    uint64_t written; /* reads: `valid` with the bytes no write put in the file as 0 */
 };
 
 static int err_class(int rc)
@@ -207,8 +230,8 @@ static void record(long seq, int op, const char *name, struct result *mine, cons
         fprintf(out, "%ld %d %s ", seq, op, name);
         vfprintf(out, fmt, ap);
         va_end(ap);
-        const char *key[] = {" | c=", " n=", " p=", " x=", " h=", " v=", " o="};
-        for (int k = 0; k < 7; k++) {
+        const char *key[] = {" | c=", " n=", " p=", " x=", " h=", " v=", " o=", " w="};
+        for (int k = 0; k < 8; k++) {
             fputs(key[k], out);
             for (int r = 0; r < nprocs; r++) {
                 const struct result *x = &all[r];
@@ -219,7 +242,8 @@ static void record(long seq, int op, const char *name, struct result *mine, cons
                     fprintf(out, "%s%016llx", r ? "," : "",
                             (unsigned long long)(k == 4   ? x->hash
                                                  : k == 5 ? x->valid
-                                                          : x->posix));
+                                                 : k == 6 ? x->posix
+                                                          : x->written));
                 else
                     fprintf(out, "%s%lld", r ? "," : "", (long long)v[k]);
             }
@@ -488,6 +512,9 @@ static void reverse_bytes(unsigned char *b, size_t n)
  * past the end), and *posix the FNV-1a of those bytes read with POSIX:
  * the oracle, which trusts no MPI-IO layer. The file's size is POSIX's:
  * every earlier call is done. */
+#define MAX_COUNT 64               /* the most etypes a data call moves here (48) */
+static int64_t elem_at[MAX_COUNT]; /* readable_bytes: each element's byte in the file */
+
 static int64_t readable_bytes(struct state *s, MPI_Offset off, int count, uint64_t *posix)
 {
     struct stat sb;
@@ -503,6 +530,8 @@ static int64_t readable_bytes(struct state *s, MPI_Offset off, int count, uint64
         MPI_Offset at;
         if (MPI_File_get_byte_offset(s->fh, off + j, &at) != MPI_SUCCESS || at >= sb.st_size)
             break;
+        if (j < MAX_COUNT)
+            elem_at[j] = at;
         int64_t left = sb.st_size - at, len = left < s->esize ? left : s->esize;
         unsigned char b[8];
         if (pread(fd, b, (size_t)len, at) != len)
@@ -527,6 +556,23 @@ static void dump(long seq, int op, const struct membuf *b)
     for (size_t i = 0; b->p && i < b->bytes && i < 96; i++)
         fprintf(stderr, " %02x", b->p[i]);
     fputc('\n', stderr);
+}
+
+/* valid_hash with every byte that lies where no write put one taken as 0
+ * (elem_at: readable_bytes ran for this read): ROMIO's stale bytes in a
+ * gap read as what tacio leaves there. Through external32 (its bytes
+ * reversed in the file) the same as valid_hash. */
+static uint64_t written_hash(const struct membuf *b, const struct state *s, int64_t n)
+{
+    uint64_t h = FNV0;
+    for (int64_t j = 0; b->p && n > 0 && j < MAX_COUNT; j++, n -= s->esize) {
+        const unsigned char *e = b->p + j * s->esize * (b->holes ? 2 : 1);
+        for (int64_t i = 0; i < (n < s->esize ? n : s->esize); i++) {
+            unsigned char c = s->external || is_written(s, elem_at[j] + i) ? e[i] : 0;
+            h = fnv(&c, 1, h);
+        }
+    }
+    return h;
 }
 
 /* FNV-1a of the first `n` data bytes of the buffer, in element order. */
@@ -621,10 +667,12 @@ static void do_data(struct state *s, long seq, int op)
         if (MPI_File_get_byte_offset(s->fh, start + j, &byte) == MPI_SUCCESS)
             mark_written(s, byte, s->esize);
     }
+    if (write)
+        share_written(s);
     struct result r = {err_class(rc), status_bytes(rc, &st),
                        position(s),   write || !b.p ? 0 : fnv(b.p, b.bytes, FNV0),
                        expect,        expect < 0 ? 0 : valid_hash(&b, s->esize, whole),
-                       posix};
+                       posix,         expect < 0 ? 0 : written_hash(&b, s, whole)};
     /* A read past the end leaves the pointer where the MPI put it (some
      * count the whole request): back to the start, the same in every run. */
     if (!at && expect >= 0 && expect < (int64_t)count * s->esize)
@@ -677,19 +725,6 @@ static void do_size(struct state *s, long seq, int op)
 
 /* ---- a sequence ---- */
 
-/* Every rank's written bytes, on rank 0 (NULL elsewhere): *n bytes. */
-static unsigned char *all_written(struct state *s, int64_t *n)
-{
-    MPI_Allreduce(&s->nwritten, n, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-    unsigned char *mine = calloc((size_t)*n + 1, 1), *all = rank ? NULL : calloc((size_t)*n + 1, 1);
-    if (!mine || (!rank && !all))
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    memcpy(mine, s->written, (size_t)s->nwritten);
-    MPI_Reduce(mine, all, (int)*n, MPI_UNSIGNED_CHAR, MPI_MAX, 0, MPI_COMM_WORLD);
-    free(mine);
-    return all;
-}
-
 /* The sequence's last word: the file's size and hash; `written`, the hash
  * with every byte no successful write put there taken as 0; `stale`, how
  * many such bytes are not 0. (Bytes no call wrote, in a gap a write past
@@ -699,14 +734,11 @@ static unsigned char *all_written(struct state *s, int64_t *n)
 static void file_image(struct state *s, long seq)
 {
     MPI_Barrier(MPI_COMM_WORLD);
-    int64_t nmask;
-    unsigned char *mask = all_written(s, &nmask);
     if (rank != 0)
         return;
     int fd = open(s->path, O_RDONLY);
     if (fd < 0) {
         fprintf(out, "%ld end absent\n", seq);
-        free(mask);
         return;
     }
     unsigned char buf[65536];
@@ -716,13 +748,12 @@ static void file_image(struct state *s, long seq)
     while ((n = read(fd, buf, sizeof buf)) > 0) {
         h = fnv(buf, (size_t)n, h);
         for (ssize_t i = 0; i < n; i++, size++) {
-            unsigned char w = size < nmask && mask[size] ? buf[i] : 0;
+            unsigned char w = is_written(s, size) ? buf[i] : 0;
             stale += buf[i] != w;
             hw = fnv(&w, 1, hw);
         }
     }
     close(fd);
-    free(mask);
     fprintf(out, "%ld end size=%lld hash=%016llx written=%016llx stale=%lld\n", seq, size,
             (unsigned long long)h, (unsigned long long)hw, stale);
 }

@@ -79,6 +79,22 @@ def main():
                             "size=912 hash=bbbb written=cff9 stale=4"))
     if rc == 0:
         failures.append(f"stale bytes in the shim's file: want a divergence, got rc={rc}: {out}")
+    # a read of a gap's stale bytes (the MPI's) against the shim's zeros
+    def read_of(v, w):
+        return (line(0, "open mode=rdwr|create") +
+                line(1, "read_at_all offset=ok count=4 holes=0 null=0 base=0",
+                     n="4,4", x="4,4", h=v).replace(f"v={F0},{F0} o={F0},{F0}",
+                                                   f"v={v},{v} o={v},{v} w={w},{w}") +
+                "7 end size=8 hash=1 written=2 stale=0\n")
+    rc, out = verdict(read_of("5555", "6666"), read_of("6666", "6666"))
+    if rc != 0 or "stale_holes=1" not in out:
+        failures.append(f"stale bytes read: want agreement, got rc={rc}: {out}")
+    rc, out = verdict(read_of("5555", "6666"), read_of("7777", "6666"))
+    if rc == 0:
+        failures.append(f"the shim read non-zero unwritten bytes: want a divergence: {out}")
+    rc, out = verdict(read_of("5555", "6666"), read_of("6666", "8888"))
+    if rc == 0:
+        failures.append(f"written bytes read differ: want a divergence: {out}")
     for f in failures:
         print("FAIL", f)
     print("compare rules:", "ok" if not failures else f"{len(failures)} failed")
