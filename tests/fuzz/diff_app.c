@@ -86,15 +86,13 @@ struct state {
     MPI_Datatype etype;
     char **strategies;
     int nstrategies;
-    unsigned char *written; /* this rank's successful writes, a byte each */
+    unsigned char *written; /* the bytes successful writes put in the file (every
+                               rank's: shared after each write call), a flag each */
     int64_t nwritten;       /* bytes of the file `written` covers */
 };
 
 /* ---- the bytes written: what the file must hold at the end ---- */
 
-/* Marks [at, at + len) as written by a call that succeeded. A byte offset
- * below 0 (a view whose displacement is negative, which OMPIO takes and
- * then "writes" through, failing inside) puts nothing in the file. */
 static void grow_written(struct state *s, int64_t size)
 {
     if (size <= s->nwritten)
@@ -106,6 +104,9 @@ static void grow_written(struct state *s, int64_t size)
     s->written = w, s->nwritten = size;
 }
 
+/* Marks [at, at + len) as written by a call that succeeded. A byte offset
+ * below 0 (a view whose displacement is negative, which OMPIO takes and
+ * then "writes" through, failing inside) puts nothing in the file. */
 static void mark_written(struct state *s, int64_t at, int64_t len)
 {
     if (at < 0 || at + len > ((int64_t)1 << 30)) /* (writes here stay below 1 GiB) */
@@ -728,9 +729,9 @@ static void do_size(struct state *s, long seq, int op)
 /* The sequence's last word: the file's size and hash; `written`, the hash
  * with every byte no successful write put there taken as 0; `stale`, how
  * many such bytes are not 0. (Bytes no call wrote, in a gap a write past
- * the end opened, hold whatever the MPI left: ROMIO's collective buffer
- * can put stale bytes there, tacio's windows zero them; the standard
- * leaves them undefined. The comparator compares `written` then.) */
+ * the end opened, hold whatever the library left: ROMIO's buffers can put
+ * stale bytes there, tacio's windows zero them; the standard leaves them
+ * undefined. Where the hashes differ, the comparator compares `written`.) */
 static void file_image(struct state *s, long seq)
 {
     MPI_Barrier(MPI_COMM_WORLD);
