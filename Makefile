@@ -20,7 +20,7 @@ build-mpi: deps
 	@cmake -S . -B build-openmpi -DTACIO_MPI=openmpi -DTACIO_WERROR=ON >/dev/null
 	@cmake --build build-openmpi -j 2
 	@cmake -S . -B build-mpich -DTACIO_MPI=mpich \
-	    -DTACIO_TEST_RANKS="1;2" -DTACIO_PROPERTY_NP=2 -DTACIO_FAULTS_NP=2 -DTACIO_FUZZ_NP=2 \
+	    -DTACIO_TEST_RANKS="1;2" -DTACIO_PROPERTY_NP=2 -DTACIO_FAULTS_NP=2 -DTACIO_FUZZ_NP="1;2" \
 	    -DTACIO_LARGE_TEST=OFF -DTACIO_WERROR=ON >/dev/null
 	@cmake --build build-mpich -j 2
 
