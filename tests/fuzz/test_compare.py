@@ -92,6 +92,19 @@ def main():
     rc, out = verdict(read_of("5555", "6666"), read_of("6666", "8888"))
     if rc == 0:
         failures.append(f"written bytes read differ: want a divergence: {out}")
+    # an independent read (the MPI's own under the shim) at a negative
+    # offset: success, 0 bytes, and garbage in the buffer, other each run
+    def negative_read_at(h, n="0,0"):
+        return (line(0, "open mode=rdwr|create") +
+                line(1, "read_at offset=negative count=38 holes=0 null=0 base=82 "
+                        "err=negative_offset", n=n, x="-1,-1", h=h) +
+                "7 end size=0 hash=cbf29ce484222325\n")
+    rc, out = verdict(negative_read_at("1111"), negative_read_at("2222"))
+    if rc != 0 or "mpi_garbage=1" not in out:
+        failures.append(f"garbage of a pass-through call: want agreement, got rc={rc}: {out}")
+    rc, out = verdict(negative_read_at("1111", "4,4"), negative_read_at("2222", "4,4"))
+    if rc == 0:
+        failures.append(f"a pass-through read with data that differ: want a divergence: {out}")
     for f in failures:
         print("FAIL", f)
     print("compare rules:", "ok" if not failures else f"{len(failures)} failed")
