@@ -105,10 +105,13 @@ static int stretch_io(struct indep *in, int64_t lo, int64_t hi)
     return rc || !c->is_write ? rc : io_call(c->f, in->stretch, last - first, first, true, NULL);
 }
 
-/* Whether the access is one run of the file: then one call moves it,
- * however long (sieving in stretches would only split it). */
-static bool one_run(const struct access *a, int64_t lo, int64_t hi)
+/* Whether an access longer than one stretch is one run of the file: then
+ * one call moves it, however long (sieving in stretches would only split
+ * it). A shorter one is one stretch, whose own count decides the same. */
+static bool one_long_run(const struct access *a, int64_t lo, int64_t hi)
 {
+    if (hi - lo <= SIEVE_BYTES)
+        return false;
     int64_t np, bytes;
     view_count(&a->v, a->s0, a->s0 + a->n, lo, hi, &np, &bytes);
     return np < 2;
@@ -122,7 +125,7 @@ int indep_run(struct call *c)
     int64_t lo, hi;
     access_span(&c->a, &lo, &hi);
     int rc = 0;
-    if (!c->s->sieve || one_run(&c->a, lo, hi))
+    if (!c->s->sieve || one_long_run(&c->a, lo, hi))
         rc = access_walk(&c->a, one_piece, &in);
     else
         for (int64_t at = lo; at < hi && !rc; at += SIEVE_BYTES)
