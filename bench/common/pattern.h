@@ -37,7 +37,7 @@ typedef tacio_extent_fn piece_fn; /* returns 0 to go on */
 
 /* The planner's spec for a bench pattern: cube and collperf are the same
  * array of doubles (the views differ: subarray against darray), btio's
- * cells hold 5-double records. */
+ * cells hold 5-double records (NAS BT-IO's), btio8's one double. */
 static inline int pattern_spec(const struct pattern *p, char *spec, size_t size)
 {
     const char *nm = p->name;
@@ -48,6 +48,8 @@ static inline int pattern_spec(const struct pattern *p, char *spec, size_t size)
         return snprintf(spec, size, "coarse:n=%lld,elem=8", n);
     if (!strcmp(nm, "btio"))
         return snprintf(spec, size, "btio:n=%lld,elem=40", n);
+    if (!strcmp(nm, "btio8")) /* the TATP paper's BTIO: cells of one double */
+        return snprintf(spec, size, "btio:n=%lld,elem=8", n);
     if (!strcmp(nm, "ior") || !strcmp(nm, "ior1"))
         return snprintf(spec, size, "ior:block=%lld,transfer=%lld,segments=%d", n, n,
                         nm[3] ? 1 : IOR_SEGMENTS);
@@ -89,7 +91,7 @@ static inline int pattern_shape(struct pattern *p, const char *name, int64_t n)
     else if (!strcmp(name, "coarse")) { /* the cube on a 2-D grid: whole rows, long runs */
         MPI_Dims_create(p->np, 2, p->dims);
         p->dims[2] = 1;
-    } else if (!strcmp(name, "btio")) {
+    } else if (!strcmp(name, "btio") || !strcmp(name, "btio8")) {
         int q = 1;
         while ((q + 1) * (q + 1) <= p->np)
             q++;

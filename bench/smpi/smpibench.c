@@ -4,7 +4,13 @@
  * (bench/common/pattern.h): SMPI 3.32 reports subarray and resized types
  * with a wrong envelope, so the applications' own types cannot be used.
  * Checks: every read buffer against the closed form, and the whole file
- * with POSIX reads (each rank a share).
+ * with POSIX reads (each rank a share). Data-free (TACIO_SIM_NODATA=1,
+ * bench/smpi --paper, the papers' sizes): the buffer is SMPI's shared
+ * memory and no byte moves (src/exec/backend/simgrid.c); then the checks
+ * are that each read returned its whole count (its status), and that the
+ * extents the ranks' writes covered cover the pattern's bytes exactly once
+ * (file_wrong: bytes covered twice, plus bytes of the pattern missed or
+ * written outside it).
  *
  * Prints on rank 0 one line:
  *   pattern=P ranks=N strategy=S naggs=A bytes=B write_s=W read_s=R
@@ -15,6 +21,10 @@
  * plan's, on the topology the engine placed its hosts on).
  * usage: smpibench FILE PATTERN N STRATEGY */
 #include "tacio.h"
+
+#include "exec/backend.h"
+#include "exec/backend/sim.h"
+#include <smpi/smpi.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,18 +76,24 @@ static void check(int rc, const char *what)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-/* One collective, timed on the simulated clock from a common start. */
-static double timed(tacio_file_t fh, double *buf, int64_t count, int write, struct tacio_stats *st)
+/* One collective, timed on the simulated clock from a common start. *got
+ * is the count its status reports. */
+static double timed(tacio_file_t fh, double *buf, int64_t count, int write, struct tacio_stats *st,
+                    int64_t *got)
 {
+    MPI_Status status;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     if (write)
-        check(tacio_file_write_at_all(fh, 0, buf, (MPI_Count)count, MPI_DOUBLE, MPI_STATUS_IGNORE),
+        check(tacio_file_write_at_all(fh, 0, buf, (MPI_Count)count, MPI_DOUBLE, &status),
               "write_at_all");
     else
-        check(tacio_file_read_at_all(fh, 0, buf, (MPI_Count)count, MPI_DOUBLE, MPI_STATUS_IGNORE),
+        check(tacio_file_read_at_all(fh, 0, buf, (MPI_Count)count, MPI_DOUBLE, &status),
               "read_at_all");
     double t = MPI_Wtime() - t0, slowest;
+    int n = -1; /* SMPI 3.32 has no MPI_Get_elements_x */
+    MPI_Get_count(&status, MPI_DOUBLE, &n);
+    *got = n;
     tacio_file_get_stats(fh, st);
     MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     /* each stage's slowest rank, as TACIO_STATS reports them */
@@ -90,6 +106,60 @@ static double timed(tacio_file_t fh, double *buf, int64_t count, int write, stru
     st->st4_shuffle = max[3];
     st->st5_io = max[4];
     return slowest;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Data-free: the bytes the ranks' writes covered twice, plus the pattern's
+ * bytes they missed or bytes outside it, from every rank's extents
+ * (gathered on rank 0; 0 elsewhere). */
+static int64_t coverage_wrong(const struct pattern *pat)
+{
+    const struct sim_extents *w = sim_written();
+    int n = (int)w->n, *counts = NULL, *displs = NULL, total = 0;
+    int64_t *mine = malloc(sizeof(int64_t) * 2 * (size_t)(n + 1)), *all = NULL;
+    for (int i = 0; i < n; i++) {
+        mine[2 * i] = w->off[i];
+        mine[2 * i + 1] = w->len[i];
+    }
+    int two_n = 2 * n;
+    if (pat->rank == 0) {
+        counts = malloc(sizeof(int) * (size_t)pat->np);
+        displs = malloc(sizeof(int) * (size_t)pat->np);
+    }
+    MPI_Gather(&two_n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (pat->rank == 0) {
+        for (int r = 0; r < pat->np; r++) {
+            displs[r] = total;
+            total += counts[r];
+        }
+        all = malloc(sizeof(int64_t) * (size_t)(total + 2));
+    }
+    MPI_Gatherv(mine, two_n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    int64_t wrong = 0;
+    if (pat->rank == 0) { /* sorted by offset: overlaps and the union */
+        qsort(all, (size_t)total / 2, 2 * sizeof(int64_t), cmp_i64);
+        int64_t end = 0, covered = 0, outside = 0;
+        for (int i = 0; i < total; i += 2) {
+            int64_t lo = all[i], hi = lo + all[i + 1];
+            wrong += end > lo ? (hi < end ? hi : end) - lo : 0; /* written twice */
+            covered += hi > end ? hi - (lo > end ? lo : end) : 0;
+            outside +=
+                hi > pat->file_bytes ? hi - (lo > pat->file_bytes ? lo : pat->file_bytes) : 0;
+            end = hi > end ? hi : end;
+        }
+        int64_t want = tacio_pattern_get_bytes_below(pat->closed, -1, pat->file_bytes);
+        wrong += outside + (covered > want ? covered - want : want - covered);
+    }
+    free(mine);
+    free(all);
+    free(counts);
+    free(displs);
+    return wrong;
 }
 
 int main(int argc, char **argv)
@@ -108,7 +178,9 @@ int main(int argc, char **argv)
     const char *path = argv[1], *strategy = argv[4];
     int64_t count = 0;
     pieces_of(&pat, count_piece, &count);
-    double *buf = malloc(sizeof(double) * (size_t)(count + 1));
+    bool nodata = !backend_moves_data(); /* TACIO_SIM_NODATA: the papers' sizes */
+    size_t bytes = sizeof(double) * (size_t)(count + 1);
+    double *buf = nodata ? SMPI_SHARED_MALLOC(bytes) : malloc(bytes);
     MPI_Datatype ft = view_type(&pat);
     MPI_Info info;
     MPI_Info_create(&info);
@@ -118,23 +190,31 @@ int main(int argc, char **argv)
           "open");
     check(tacio_file_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL), "set_view");
     struct walk w = {buf, 0, 0, 1, 0};
-    pieces_of(&pat, fill_or_check, &w);
+    if (!nodata)
+        pieces_of(&pat, fill_or_check, &w);
     struct tacio_stats ws = TACIO_STATS_INIT, rs = TACIO_STATS_INIT;
-    double tw = timed(fh, buf, count, 1, &ws);
-    memset(buf, 0xff, sizeof(double) * (size_t)count);
-    double tr = timed(fh, buf, count, 0, &rs);
+    int64_t wrote, read;
+    double tw = timed(fh, buf, count, 1, &ws, &wrote);
+    if (!nodata)
+        memset(buf, 0xff, sizeof(double) * (size_t)count);
+    double tr = timed(fh, buf, count, 0, &rs, &read);
     check(tacio_file_close(&fh), "close");
     w = (struct walk){buf, 0, 0, 1, 1};
-    pieces_of(&pat, fill_or_check, &w);
-    int64_t wrong[2] = {w.wrong, check_file(&pat, path, 1)}, all[2];
+    if (!nodata)
+        pieces_of(&pat, fill_or_check, &w);
+    else /* no data to compare: each rank's count, and the file's coverage */
+        w.wrong = (wrote != count) + (read != count);
+    int64_t wrong[2] = {w.wrong, nodata ? coverage_wrong(&pat) : check_file(&pat, path, 1)}, all[2];
     MPI_Reduce(wrong, all, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     if (pat.rank == 0)
         printf("pattern=%s ranks=%d strategy=%s naggs=%d bytes=%lld write_s=%.6f read_s=%.6f "
                "write_shuffle_s=%.6f read_shuffle_s=%.6f write_io_s=%.6f hop_bytes=%lld "
-               "max_link_load=%lld steps=%d buffer_bytes=%lld buffer_wrong=%lld file_wrong=%lld",
-               pat.name, pat.np, strategy, ws.naggs, (long long)ws.bytes, tw, tr, ws.st4_shuffle,
-               rs.st4_shuffle, ws.st5_io, (long long)ws.hop_bytes, (long long)ws.max_link_load,
-               ws.steps, (long long)ws.buffer_bytes, (long long)all[0], (long long)all[1]);
+               "max_link_load=%lld steps=%d buffer_bytes=%lld buffer_wrong=%lld file_wrong=%lld "
+               "data=%s",
+               pat.name, pat.np, strategy, (int)ws.naggs, (long long)ws.bytes, tw, tr,
+               ws.st4_shuffle, rs.st4_shuffle, ws.st5_io, (long long)ws.hop_bytes,
+               (long long)ws.max_link_load, (int)ws.steps, (long long)ws.buffer_bytes,
+               (long long)all[0], (long long)all[1], nodata ? "coverage" : "full");
     if (pat.rank == 0) /* the same line: each stage's slowest rank */
         printf(" write_st1=%.6f write_st2=%.6f write_st3=%.6f write_st4=%.6f write_st5=%.6f "
                "read_st1=%.6f read_st2=%.6f read_st3=%.6f read_st4=%.6f read_st5=%.6f\n",
@@ -143,7 +223,10 @@ int main(int argc, char **argv)
     MPI_Type_free(&ft);
     pattern_release(&pat);
     MPI_Info_free(&info);
-    free(buf);
+    if (nodata)
+        SMPI_SHARED_FREE(buf);
+    else
+        free(buf);
     MPI_Finalize();
     return 0;
 }

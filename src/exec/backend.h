@@ -25,4 +25,18 @@ bool backend_threads(void);
  * trip and writes into one stripe from several clients contend. */
 bool backend_page_cache(int fd);
 
+/* Whether payload bytes move. Always on a real machine. A simulation may
+ * run data-free (bench/smpi --paper, TACIO_SIM_NODATA=1: the papers' 60 GB
+ * files on a 2-core machine): the simulated network and disks take the
+ * transfers' time, but no byte is copied, sent or stored. The engine then
+ * skips its payload copies and takes payload memory from
+ * backend_data_scratch; everything else (plans, headers, agreements) runs
+ * as always. */
+bool backend_moves_data(void);
+/* At least n bytes of payload memory that nothing reads: only when
+ * !backend_moves_data(). Every caller gets the same region (grown as
+ * needed, never freed): its content is meaningless. NULL when out of
+ * memory. */
+char *backend_data_scratch(int64_t n);
+
 #endif

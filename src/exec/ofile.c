@@ -1,5 +1,6 @@
 #include "ofile.h"
 
+#include "backend.h"
 #include "flatten.h"
 
 #include <unistd.h>
@@ -35,6 +36,8 @@ int view_install(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_
 
 char *slot_window(struct tacio_file *f, int k, int64_t n)
 {
+    if (!backend_moves_data()) /* a data-free simulation: no window holds data */
+        return backend_data_scratch(n);
     struct slot_mem *s = &f->slot[k];
     if (n > s->win_cap) {
         free(s->win);

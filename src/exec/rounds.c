@@ -100,6 +100,21 @@ static char *round_alloc(struct call *c, struct slot *s, int64_t n)
     return b;
 }
 
+/* A round's payload: its data messages and staged data. A data-free
+ * simulation moves no byte, and takes the backend's scratch instead (the
+ * bytes counted all the same: the stats report what a real run holds). */
+static char *data_alloc(struct call *c, struct slot *s, int64_t n)
+{
+    if (backend_moves_data())
+        return round_alloc(c, s, n);
+    char *b = backend_data_scratch(n ? n : 1);
+    if (b) {
+        s->nbytes += n;
+        staged_add(c, n);
+    }
+    return b;
+}
+
 /* Forgets what a round took for its messages; its window may still be in
  * the helper's I/O (the window is not the messages' memory). */
 static void slot_release(struct call *c, struct slot *s)
@@ -243,6 +258,8 @@ static void post(struct call *c, bool send, char *b, int64_t n, int peer, int ta
 static void window_copy(const struct window *win, const int64_t *hdr, int64_t np, char *staged,
                         bool into_window)
 {
+    if (!backend_moves_data())
+        return;
     for (int64_t q = 0, pos = 0; q < np; pos += hdr[2 * q + 1], q++) {
         char *at = win->buf + wpos(&win->w, hdr[2 * q]);
         size_t len = (size_t)hdr[2 * q + 1];
@@ -255,6 +272,8 @@ static void window_copy(const struct window *win, const int64_t *hdr, int64_t np
  * of the file stays out of the buffer). */
 static void user_copy(struct call *c, const struct piece_list *p, char *staged, bool pack)
 {
+    if (!backend_moves_data())
+        return;
     int64_t end = pack ? INT64_MAX : call_readable(c);
     for (int64_t i = 0, pos = 0; i < p->n; pos += p->p[i++].len) {
         int64_t s = p->p[i].spos - c->a.s0, len = p->p[i].len;
@@ -477,7 +496,7 @@ static int write_sends(struct call *c, struct slot *s, int64_t r, int local, int
             continue;
         const struct piece_list *p = &s->outp[k];
         char *b = local ? NULL : user_run(c, p);
-        if (!local && !b && (b = round_alloc(c, s, p->bytes)))
+        if (!local && !b && (b = data_alloc(c, s, p->bytes)))
             user_copy(c, p, b, true);
         if (!local && !b)
             local =
@@ -497,7 +516,7 @@ static int write_receives(struct call *c, struct slot *s, int64_t r, int local, 
             continue;
         int64_t np = l->np[r - l->r0], bytes = l->bytes[r - l->r0];
         char *b = local ? NULL : window_run(&s->win, (const int64_t *)s->inbuf[k], np);
-        if (!b && !(b = s->indata[k] = round_alloc(c, s, bytes)) && !local)
+        if (!b && !(b = s->indata[k] = data_alloc(c, s, bytes)) && !local)
             local = tacio_fail(TACIO_ENOMEM, "out of memory staging %lld bytes", (long long)bytes);
         post(c, false, b, bytes, l->peer, TAG_DATA);
     }
@@ -572,7 +591,7 @@ static int read_replies(struct call *c, struct slot *s, int64_t r, int local, in
         int64_t np = l->np[r - l->r0], bytes = l->bytes[r - l->r0];
         const int64_t *hdr = (const int64_t *)s->inbuf[k];
         char *b = local || !hdr ? NULL : window_run(&s->win, hdr, np);
-        if (!local && hdr && !b && (b = round_alloc(c, s, bytes)))
+        if (!local && hdr && !b && (b = data_alloc(c, s, bytes)))
             window_copy(&s->win, hdr, np, b, false);
         if (!local && !b)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
@@ -590,7 +609,7 @@ static int read_receives(struct call *c, struct slot *s, int64_t r, int local, i
         if (!link_in_round(l, r) || msg_step(c, c->f->rank, l->peer) != step)
             continue;
         char *b = local || !all_readable(c, &s->outp[k]) ? NULL : user_run(c, &s->outp[k]);
-        if (!b && !(b = s->outbuf[k] = round_alloc(c, s, s->outp[k].bytes)) && !local)
+        if (!b && !(b = s->outbuf[k] = data_alloc(c, s, s->outp[k].bytes)) && !local)
             local = tacio_fail(TACIO_ENOMEM, "out of memory");
         post(c, false, b, s->outp[k].bytes, l->peer, TAG_DATA);
     }

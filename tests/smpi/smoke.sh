@@ -25,15 +25,21 @@ smpicc -O2 -std=gnu11 -I"$src/include" -I"$src/src" \
     "$src"/src/plan/*.c "$src"/src/plan/strategies/*.c "$src"/src/topo/*.c -lm -lpthread \
     >"$work/build.log" 2>&1 || { cat "$work/build.log"; echo "FAIL: smpicc"; exit 1; }
 
-run_case() { # NP PATTERN N PLAN_PATTERN STRATEGY [HINT]
-    local np=$1 dir="$work/p$1" hint=${6:-cb_config_list=*:1}
+sim_line() { # NODATA NP PATTERN N STRATEGY HINT: smpibench's line
+    local np=$2 dir="$work/p$2"
     [ -d "$dir" ] || "$tacio" platform --topology "$topo" --procs "$np" \
         --placement scatter:seed=2 --out "$dir" >/dev/null || { ko "tacio platform"; return; }
-    local line want got
-    line=$(TACIO_HINTS="tacio_topology=$topo,$hint" smpirun -np "$np" -platform "$dir/platform.xml" \
-        -hostfile "$dir/hostfile" --cfg=smpi/privatization:dlopen \
+    rm -f "$work/data.bin"
+    TACIO_SIM_NODATA=$1 TACIO_HINTS="tacio_topology=$topo,$6" smpirun -np "$np" \
+        -platform "$dir/platform.xml" -hostfile "$dir/hostfile" --cfg=smpi/privatization:dlopen \
         --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi --cfg=network/weight-S:0 \
-        "$work/smpibench" "$work/data.bin" "$2" "$3" "$5" 2>&1 | grep '^pattern=')
+        "$work/smpibench" "$work/data.bin" "$3" "$4" "$5" 2>&1 | grep '^pattern='
+}
+
+run_case() { # NP PATTERN N PLAN_PATTERN STRATEGY [HINT]
+    local np=$1 hint=${6:-cb_config_list=*:1}
+    local line want got
+    line=$(sim_line 0 "$np" "$2" "$3" "$5" "$hint")
     echo "$line"
     [ -n "$line" ] || { ko "$2 $5: no result"; return; }
     grep -q "buffer_wrong=0 file_wrong=0" <<<"$line" || ko "$2 $5: wrong data"
@@ -56,5 +62,19 @@ done
 # driver's btio cells are not the planner's btio: the data is checked alone
 run_case 36 btio 24 "" romio 'cb_config_list=*:4'
 run_case 36 btio 24 "" auto
+# Data-free (bench/smpi --paper: TACIO_SIM_NODATA=1, no byte copied, sent
+# or stored): the same simulated times, stages and plan as the run that
+# moves the data, and the ranks' writes cover the file exactly once.
+nodata_case() { # NP PATTERN N STRATEGY HINT
+    local full free
+    full=$(sim_line 0 "$@") free=$(sim_line 1 "$@")
+    echo "$free"
+    grep -q "buffer_wrong=0 file_wrong=0 data=coverage" <<<"$free" || ko "$2 $4 data-free: $free"
+    [ -n "$full" ] && [ "${full/data=full/}" = "${free/data=coverage/}" ] &&
+        passed=$((passed + 1)) || ko "$2 $4: data-free times differ: $full / $free"
+}
+nodata_case 64 cube 48 tatp 'cb_config_list=*:1'
+nodata_case 36 btio8 24 romio 'cb_config_list=*:2'
+nodata_case 36 ior 32768 auto 'cb_config_list=*:1'
 echo "smpi smoke: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

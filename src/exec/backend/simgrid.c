@@ -10,15 +10,31 @@
  * smpi/simulate-computation:no, so the real pwrite is not charged a second
  * time as computation. The stage times are SimGrid's clock, and every
  * window's I/O runs on the calling actor: SimGrid's actors are not real
- * threads, and its clock is not for threads it did not start. */
+ * threads, and its clock is not for threads it did not start.
+ *
+ * Data-free (TACIO_SIM_NODATA=1, bench/smpi --paper): the papers' files
+ * (60 GB) cannot be written here, nor their buffers held. The disks still
+ * take each access's time, but nothing is written or read: the file only
+ * grows (ftruncate, a sparse file) so that reads find its end; payload
+ * memory is SMPI_SHARED_MALLOC'd, whose pages every rank shares and whose
+ * messages SMPI does not copy; and each rank records the extents its
+ * writes covered (sim.h), so that the bench can check that the file was
+ * covered exactly once. */
+#include "sim.h"
+
 #include "../backend.h"
 #include "posix_io.h"
 
+#include <errno.h>
 #include <simgrid/actor.h>
 #include <simgrid/disk.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <smpi/smpi.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void simulate_io(int64_t len, bool write)
 {
@@ -39,16 +55,99 @@ static void simulate_io(int64_t len, bool write)
     free(disks);
 }
 
+/* ---- data-free runs ---- */
+
+/* Every global here is the calling rank's own: SMPI privatizes them. */
+static int nodata = -1;
+static struct sim_extents written;
+static char *scratch;
+static int64_t scratch_cap;
+
+bool backend_moves_data(void)
+{
+    if (nodata < 0) {
+        const char *e = getenv("TACIO_SIM_NODATA");
+        nodata = e && *e && strcmp(e, "0") != 0;
+    }
+    return !nodata;
+}
+
+char *backend_data_scratch(int64_t n)
+{
+    if (n > scratch_cap) {
+        if (scratch)
+            SMPI_SHARED_FREE(scratch);
+        int64_t cap = n > 2 * scratch_cap ? n : 2 * scratch_cap;
+        scratch = SMPI_SHARED_MALLOC((size_t)cap);
+        scratch_cap = scratch ? cap : 0;
+    }
+    return scratch;
+}
+
+/* Appends [off, off + len), merged with the last extent when it continues it. */
+static int record_write(int64_t off, int64_t len)
+{
+    struct sim_extents *w = &written;
+    if (w->n && w->off[w->n - 1] + w->len[w->n - 1] == off) {
+        w->len[w->n - 1] += len;
+        return 0;
+    }
+    if (w->n == w->cap) {
+        int64_t cap = w->cap ? 2 * w->cap : 256;
+        int64_t *o = realloc(w->off, sizeof(int64_t) * (size_t)cap);
+        if (o)
+            w->off = o;
+        int64_t *l = o ? realloc(w->len, sizeof(int64_t) * (size_t)cap) : NULL;
+        if (!l)
+            return -ENOMEM;
+        w->len = l;
+        w->cap = cap;
+    }
+    w->off[w->n] = off;
+    w->len[w->n++] = len;
+    return 0;
+}
+
+const struct sim_extents *sim_written(void)
+{
+    return &written;
+}
+
+/* The file grows to cover a write, holding no data (a hole). */
+static int grow_to(int fd, int64_t end)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -errno;
+    return st.st_size >= end || ftruncate(fd, (off_t)end) == 0 ? 0 : -errno;
+}
+
+/* What a read finds before the end of the file. */
+static int64_t readable(int fd, int64_t len, int64_t off)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -errno;
+    int64_t left = (int64_t)st.st_size - off;
+    return left < 0 ? 0 : left < len ? left : len;
+}
+
+/* ---- the backend ---- */
+
 int backend_pwrite(int fd, const char *buf, int64_t len, int64_t off)
 {
     simulate_io(len, true);
+    if (!backend_moves_data()) {
+        int rc = record_write(off, len);
+        return rc ? rc : grow_to(fd, off + len);
+    }
     return posix_pwrite_all(fd, buf, len, off);
 }
 
 int64_t backend_pread(int fd, char *buf, int64_t len, int64_t off)
 {
     simulate_io(len, false);
-    return posix_pread_all(fd, buf, len, off);
+    return backend_moves_data() ? posix_pread_all(fd, buf, len, off) : readable(fd, len, off);
 }
 
 double backend_clock(void)
