@@ -7,10 +7,10 @@
  * with POSIX reads (each rank a share). Data-free (TACIO_SIM_NODATA=1,
  * bench/smpi --paper, the papers' sizes): the buffer is SMPI's shared
  * memory and no byte moves (src/exec/backend/simgrid.c); then the checks
- * are that each read returned its whole count (its status), and that the
- * extents the ranks' writes covered cover the pattern's bytes exactly once
- * (file_wrong: bytes covered twice, plus bytes of the pattern missed or
- * written outside it).
+ * are the extents the ranks' writes covered, which must cover the
+ * pattern's bytes exactly once (file_wrong: bytes covered twice, plus bytes
+ * of the pattern missed or written outside it). Either way each call's
+ * status must report its whole count (buffer_wrong).
  *
  * Prints on rank 0 one line:
  *   pattern=P ranks=N strategy=S naggs=A bytes=B write_s=W read_s=R
@@ -126,14 +126,9 @@ static int cmp_i64(const void *a, const void *b)
  * (gathered on rank 0; 0 elsewhere). */
 static int64_t coverage_wrong(const struct pattern *pat)
 {
-    const struct sim_extents *w = sim_written();
-    int n = (int)w->n, *counts = NULL, *displs = NULL, total = 0;
-    int64_t *mine = malloc(sizeof(int64_t) * 2 * (size_t)(n + 1)), *all = NULL;
-    for (int i = 0; i < n; i++) {
-        mine[2 * i] = w->off[i];
-        mine[2 * i + 1] = w->len[i];
-    }
-    int two_n = 2 * n;
+    const struct sim_extents *w = sim_written(); /* (offset, length) pairs */
+    int two_n = 2 * (int)w->n, *counts = NULL, *displs = NULL, total = 0;
+    int64_t *all = NULL;
     if (pat->rank == 0) {
         counts = malloc(sizeof(int) * (size_t)pat->np);
         displs = malloc(sizeof(int) * (size_t)pat->np);
@@ -146,7 +141,7 @@ static int64_t coverage_wrong(const struct pattern *pat)
         }
         all = malloc(sizeof(int64_t) * (size_t)(total + 2));
     }
-    MPI_Gatherv(mine, two_n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(w->e, two_n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
     int64_t wrong = 0;
     if (pat->rank == 0) { /* sorted by offset: overlaps and the union */
         qsort(all, (size_t)total / 2, 2 * sizeof(int64_t), cmp_i64);
@@ -162,7 +157,6 @@ static int64_t coverage_wrong(const struct pattern *pat)
         int64_t want = tacio_pattern_get_bytes_below(pat->closed, -1, pat->file_bytes);
         wrong += outside + (covered > want ? covered - want : want - covered);
     }
-    free(mine);
     free(all);
     free(counts);
     free(displs);
@@ -214,10 +208,9 @@ int main(int argc, char **argv)
     double tr = timed(fh, buf, count, 0, &rs, &read);
     check(tacio_file_close(&fh), "close");
     w = (struct walk){buf, 0, 0, 1, 1};
-    if (!nodata)
+    if (!nodata) /* data-free: nothing to compare but the counts and the coverage */
         pieces_of(&pat, fill_or_check, &w);
-    else /* no data to compare: each rank's count, and the file's coverage */
-        w.wrong = (wrote != count) + (read != count);
+    w.wrong += (wrote != count) + (read != count); /* each call's status */
     int64_t wrong[2] = {w.wrong, nodata ? coverage_wrong(&pat) : check_file(&pat, path, 1)}, all[2];
     MPI_Reduce(wrong, all, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     if (pat.rank == 0)

@@ -90,14 +90,19 @@ int rounds_prepare(struct call *c)
 
 /* ---- a round's memory ---- */
 
-static char *round_alloc(struct call *c, struct slot *s, int64_t n)
+/* n bytes at b taken by the round (b NULL: none were to be had). */
+static char *round_counts(struct call *c, struct slot *s, char *b, int64_t n)
 {
-    char *b = arena_alloc(&c->f->slot[s->k].msgs, n ? n : 1);
     if (b) {
         s->nbytes += n;
         staged_add(c, n);
     }
     return b;
+}
+
+static char *round_alloc(struct call *c, struct slot *s, int64_t n)
+{
+    return round_counts(c, s, arena_alloc(&c->f->slot[s->k].msgs, n ? n : 1), n);
 }
 
 /* A round's payload: its data messages and staged data. A data-free
@@ -107,12 +112,7 @@ static char *data_alloc(struct call *c, struct slot *s, int64_t n)
 {
     if (backend_moves_data())
         return round_alloc(c, s, n);
-    char *b = backend_data_scratch(n ? n : 1);
-    if (b) {
-        s->nbytes += n;
-        staged_add(c, n);
-    }
-    return b;
+    return round_counts(c, s, backend_data_scratch(n ? n : 1), n);
 }
 
 /* Forgets what a round took for its messages; its window may still be in

@@ -9,8 +9,12 @@
 
 #include <stdint.h>
 
+struct sim_extent {
+    int64_t off, len;
+};
+
 struct sim_extents {
-    int64_t *off, *len;
+    struct sim_extent *e;
     int64_t n, cap;
 };
 

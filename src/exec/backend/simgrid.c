@@ -22,6 +22,7 @@
  * covered exactly once. */
 #include "sim.h"
 
+#include "../../base/util.h"
 #include "../backend.h"
 #include "posix_io.h"
 
@@ -88,23 +89,14 @@ char *backend_data_scratch(int64_t n)
 static int record_write(int64_t off, int64_t len)
 {
     struct sim_extents *w = &written;
-    if (w->n && w->off[w->n - 1] + w->len[w->n - 1] == off) {
-        w->len[w->n - 1] += len;
+    struct sim_extent *last = w->n ? &w->e[w->n - 1] : NULL;
+    if (last && last->off + last->len == off) {
+        last->len += len;
         return 0;
     }
-    if (w->n == w->cap) {
-        int64_t cap = w->cap ? 2 * w->cap : 256;
-        int64_t *o = realloc(w->off, sizeof(int64_t) * (size_t)cap);
-        if (o)
-            w->off = o;
-        int64_t *l = o ? realloc(w->len, sizeof(int64_t) * (size_t)cap) : NULL;
-        if (!l)
-            return -ENOMEM;
-        w->len = l;
-        w->cap = cap;
-    }
-    w->off[w->n] = off;
-    w->len[w->n++] = len;
+    if (grow_array((void **)&w->e, sizeof *w->e, w->n + 1, &w->cap))
+        return -ENOMEM;
+    w->e[w->n++] = (struct sim_extent){off, len};
     return 0;
 }
 
