@@ -32,19 +32,36 @@ static int expand_one(const char *name, int (*fn)(const char *, void *), void *c
     return expand_range(prefix, body, close + 1, fn, ctx);
 }
 
+/* A host index: digits only (no sign, no space) between s and stop, below
+ * HOST_INDEX_LIMIT, so that counting up to it cannot overflow. */
+#define HOST_INDEX_LIMIT 1000000000L
+static bool parse_host_index(const char *s, const char *stop, long *out)
+{
+    long v = 0;
+    if (s == stop)
+        return false;
+    for (; s < stop; s++) {
+        if (!isdigit((unsigned char)*s))
+            return false;
+        v = v * 10 + (*s - '0');
+        if (v >= HOST_INDEX_LIMIT)
+            return false;
+    }
+    *out = v;
+    return true;
+}
+
 static int expand_item(const char *prefix, const char *item, const char *rest,
                        int (*fn)(const char *, void *), void *ctx)
 {
-    char *dash = strchr(item, '-');
-    char *end;
-    long lo = strtol(item, &end, 10), hi = lo;
-    if (end == item || (dash ? end != dash : *end != '\0'))
+    const char *dash = strchr(item, '-');
+    const char *end = item + strlen(item);
+    long lo, hi;
+    if (!parse_host_index(item, dash ? dash : end, &lo))
         return tacio_fail(TACIO_EINVAL, "bad hostlist range '%s'", item);
-    if (dash) {
-        hi = strtol(dash + 1, &end, 10);
-        if (end == dash + 1 || *end || hi < lo || hi - lo > 10000000)
-            return tacio_fail(TACIO_EINVAL, "bad hostlist range '%s'", item);
-    }
+    hi = lo;
+    if (dash && (!parse_host_index(dash + 1, end, &hi) || hi < lo || hi - lo > 10000000))
+        return tacio_fail(TACIO_EINVAL, "bad hostlist range '%s'", item);
     int width = (int)((dash ? (size_t)(dash - item) : strlen(item)));
     for (long v = lo; v <= hi; v++) {
         char name[512];

@@ -101,6 +101,15 @@ static void test_hostlist(void)
     buf[0] = '\0';
     CHECK_EQ(hostlist_expand("n[3-1]", collect, buf), TACIO_EINVAL);
     CHECK_EQ(hostlist_expand("n[1-2", collect, buf), TACIO_EINVAL);
+    /* indices past the limit (strtol would saturate, and counting to
+     * LONG_MAX overflows), signs and spaces are refused */
+    CHECK_EQ(hostlist_expand("n[33333333333333333333333335]", collect, buf), TACIO_EINVAL);
+    CHECK_EQ(hostlist_expand("n[999999998-1000000000]", collect, buf), TACIO_EINVAL);
+    CHECK_EQ(hostlist_expand("n[+1-2]", collect, buf), TACIO_EINVAL);
+    CHECK_EQ(hostlist_expand("n[ 1]", collect, buf), TACIO_EINVAL);
+    CHECK_EQ(hostlist_expand("n[1--2]", collect, buf), TACIO_EINVAL);
+    CHECK_EQ(hostlist_expand("n[999999998-999999999]", collect, buf), 0);
+    CHECK(strcmp(buf, "n999999998 n999999999 ") == 0);
 }
 
 static void test_slurm(void)
