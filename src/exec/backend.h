@@ -1,5 +1,5 @@
 /* What the engine needs from the machine it runs on: file I/O, a clock for
- * the stage times, and whether a helper thread may run a window's I/O. One
+ * the stage times, and a helper to run a window's I/O beside the exchange. One
  * implementation is linked: backend/posix.c (the real machine, and the
  * default build), or backend/simgrid.c under SimGrid's SMPI (smpicc builds
  * of tests/smpi and bench/smpi), where the clock is the simulated one and a
@@ -7,6 +7,7 @@
 #ifndef TACIO_EXEC_BACKEND_H
 #define TACIO_EXEC_BACKEND_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -17,8 +18,22 @@ int backend_pwrite(int fd, const char *buf, int64_t len, int64_t off);
 int64_t backend_pread(int fd, char *buf, int64_t len, int64_t off);
 /* Seconds, for the stage times. */
 double backend_clock(void);
-/* Whether a window's I/O may overlap the exchange on a helper thread. */
-bool backend_threads(void);
+/* A helper running fn(arg) beside its caller, so that a window's file I/O
+ * overlaps the next round's exchange (pipelined rounds). On a real machine
+ * a thread; under SimGrid a second actor on the caller's host, so that the
+ * host's disk takes the I/O's simulated time while the caller's messages
+ * take theirs, as on the machine being simulated (SimGrid's actors are not
+ * threads, and its clock is not for threads it did not start). */
+struct backend_helper {
+    pthread_t thread; /* posix.c */
+    void *actor;      /* simgrid.c */
+    void *(*fn)(void *arg);
+    void *arg;
+};
+/* False when no helper could be had: the caller then runs fn itself. */
+bool backend_helper_start(struct backend_helper *h, void *(*fn)(void *), void *arg);
+/* Waits for the helper to finish fn. */
+void backend_helper_join(struct backend_helper *h);
 /* Whether the open file lives in this machine's page cache (tmpfs, ext4,
  * xfs, ...), where a pwrite costs about a memcpy, as opposed to a network or
  * parallel file system (NFS, Lustre, GPFS, ...), where every call is a round

@@ -19,7 +19,7 @@ static void *job_main(void *arg)
 void job_start(struct job *j, int (*fn)(void *), void *arg, bool async)
 {
     *j = (struct job){.fn = fn, .arg = arg, .started = true};
-    if (async && backend_threads() && pthread_create(&j->th, NULL, job_main, j) == 0) {
+    if (async && backend_helper_start(&j->helper, job_main, j)) {
         j->running = true;
         return;
     }
@@ -31,7 +31,7 @@ int job_join(struct job *j, double *secs)
     if (!j->started)
         return 0;
     if (j->running)
-        pthread_join(j->th, NULL);
+        backend_helper_join(&j->helper);
     j->running = j->started = false;
     *secs += j->secs;
     return j->rc;

@@ -1,17 +1,17 @@
-/* A window's file I/O, run by a helper thread while the next round's
- * exchange goes on (pipelined rounds), or in the caller. The helper makes no
- * MPI call, so the engine needs no more thread support from MPI than
- * MPI_THREAD_SINGLE's single MPI-calling thread. Where the backend allows no
- * threads (SimGrid's actors are not real threads), every job runs in the
- * caller. */
+/* A window's file I/O, run by the backend's helper (a thread, or under
+ * SimGrid an actor of the same host) while the next round's exchange goes
+ * on (pipelined rounds), or in the caller. The helper makes no MPI call, so
+ * the engine needs no more thread support from MPI than
+ * MPI_THREAD_SINGLE's single MPI-calling thread. */
 #ifndef TACIO_EXEC_JOB_H
 #define TACIO_EXEC_JOB_H
 
-#include <pthread.h>
+#include "backend.h"
+
 #include <stdbool.h>
 
 struct job {
-    pthread_t th;
+    struct backend_helper helper;
     bool started, running;
     int (*fn)(void *arg);
     void *arg;

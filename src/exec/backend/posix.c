@@ -23,9 +23,14 @@ double backend_clock(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-bool backend_threads(void)
+bool backend_helper_start(struct backend_helper *h, void *(*fn)(void *), void *arg)
 {
-    return true;
+    return pthread_create(&h->thread, NULL, fn, arg) == 0;
+}
+
+void backend_helper_join(struct backend_helper *h)
+{
+    pthread_join(h->thread, NULL);
 }
 
 /* Local file systems by statfs(2) magic: one page cache serves every rank

@@ -8,9 +8,10 @@
  * TACIO_SIM_IO_BW seconds instead when that variable is set: a per-client
  * file system bandwidth in bytes/s. Run such simulations with
  * smpi/simulate-computation:no, so the real pwrite is not charged a second
- * time as computation. The stage times are SimGrid's clock, and every
- * window's I/O runs on the calling actor: SimGrid's actors are not real
- * threads, and its clock is not for threads it did not start.
+ * time as computation. The stage times are SimGrid's clock. A pipelined
+ * window's I/O runs on a helper actor of the rank's host, as the real
+ * machine runs it on a helper thread: the disk's time then overlaps the
+ * next round's messages.
  *
  * Data-free (TACIO_SIM_NODATA=1, bench/smpi --paper): the papers' files
  * (60 GB) cannot be written here, nor their buffers held. The disks still
@@ -147,9 +148,34 @@ double backend_clock(void)
     return simgrid_get_clock();
 }
 
-bool backend_threads(void)
+/* The helper actor's body: the job the engine handed over. */
+static void helper_main(int argc, char **argv)
 {
-    return false;
+    (void)argc, (void)argv;
+    struct backend_helper *h = sg_actor_self_get_data();
+    h->fn(h->arg);
+}
+
+/* A second actor on the caller's host (the disk it charges is the host's).
+ * It makes no MPI call; its code and globals are the calling rank's (SMPI's
+ * dlopen privatization), so what it records is the rank's. */
+bool backend_helper_start(struct backend_helper *h, void *(*fn)(void *), void *arg)
+{
+    h->fn = fn;
+    h->arg = arg;
+    sg_actor_t actor = sg_actor_init("tacio-io", sg_host_self());
+    sg_actor_ref(actor); /* joined after it ends */
+    sg_actor_set_data(actor, h);
+    sg_actor_start_(actor, helper_main, 0, NULL);
+    h->actor = actor;
+    return true;
+}
+
+void backend_helper_join(struct backend_helper *h)
+{
+    sg_actor_join(h->actor, -1);
+    sg_actor_unref(h->actor);
+    h->actor = NULL;
 }
 
 /* The simulated cluster's storage is its platform's disks, not a page
