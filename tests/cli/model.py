@@ -4,6 +4,7 @@ bandwidth hint must change model_seconds by exactly that term's bytes over
 the difference of the two rates, with the bytes taken from the plan itself
 (README "auto's cost model"):
   - tacio_bw_uplink: the busiest link between switches (below a switch);
+  - rounds after the first: one window each over the slowest link class;
   - tacio_bw_link: with the uplinks slow, a host's own links do not count;
   - tacio_bw_host_io: the bytes of the busiest host's aggregators;
   - unset tacio_bw_host_io: not charged at all;
@@ -65,6 +66,24 @@ def test_uplink(tacio):
         c = plan(tacio, "cyclic", s, bw_uplink=1e6, **dict(fast, bw_link=1e14))
         check(close(a["model_seconds"], c["model_seconds"]),
               f"{s}: hosts' links counted while the uplinks are slower")
+
+
+def test_round_tails(tacio):
+    # rounds after the first add one window each over the slowest link
+    # class: with the uplinks slowest, a change of their rate changes the
+    # busiest uplink's term and (rounds - 1) windows' tails alike
+    window = 4096
+    fast = dict(tacio_bw_agg_io=1e15, tacio_bw_fs=1e15, tacio_bw_link=1e15, tacio_latency=1e-15,
+                cb_buffer_size=window)
+    job = JOB + ["--placement", "cyclic"]
+    a = plan_on(tacio, job, "romio", tacio_bw_uplink=1e6, **fast)
+    b = plan_on(tacio, job, "romio", tacio_bw_uplink=2e6, **fast)
+    rounds = a["rounds"]
+    check(rounds > 1, f"the job runs in rounds ({rounds})")
+    up = max(max(l["up"], l["down"]) for l in a["links"] if l["below"].startswith("s"))
+    want = (up + (rounds - 1) * window) * (1 / 1e6 - 1 / 2e6)
+    got = a["model_seconds"] - b["model_seconds"]
+    check(close(got, want), f"uplink and round tails {got} s, want {want} s ({rounds} rounds)")
 
 
 def test_host_io(tacio):
@@ -154,6 +173,7 @@ def test_messages(tacio):
 def main():
     tacio = sys.argv[1]
     test_uplink(tacio)
+    test_round_tails(tacio)
     test_host_io(tacio)
     test_copy(tacio)
     test_overlap(tacio)
