@@ -14,6 +14,7 @@ Lines that are none of these are skipped (and counted).
 
 Writes, each as PNG and SVG, the charts its inputs have numbers for:
   hop_bytes       hop-bytes per strategy and job (TATP fig. 9)
+  shuffle         the shuffle's share of the time against rank count (fig. 10)
   stages          each stage's share of the collective's time (fig. 11)
   bandwidth       MiB/s per strategy against rank count (fig. 12)
   aggs_per_host   MiB/s and hop-bytes against aggregators per host (fig. 13)
@@ -243,6 +244,48 @@ def chart_bandwidth(plt, inputs, out, written):
     save(fig, out, "bandwidth", written)
 
 
+def shuffle_share(r):
+    """The shuffle stage's share of the collective's time (the slowest rank's
+    exchange over the call's seconds)."""
+    if r.get("stages") and r.get("seconds"):
+        return r["stages"][3] / r["seconds"]
+    return None
+
+
+def chart_shuffle(plt, inputs, out, written):
+    """TATP fig. 10: the shuffle's share of the time against rank count, one
+    line per strategy, direction and pattern, one aggregator per host."""
+    runs = [r for r in inputs.runs if shuffle_share(r) is not None and
+            r.get("aggs_per_host", 1) == 1]
+    if len(ordered(r["procs"] for r in runs)) < 2:
+        return  # a line needs two rank counts
+    fig, ax = plt.subplots(figsize=(9, 4))
+    drawn = 0
+    for i, s in enumerate(ordered(r["strategy"] for r in runs)):
+        for (op, style), pattern in itertools.product(
+                (("write", "-"), ("read", "--")), ordered(r.get("pattern") for r in runs)):
+            pts = first_by([r for r in runs if r["strategy"] == s and r["op"] == op
+                            and r.get("pattern") == pattern], lambda r: r["procs"], shuffle_share)
+            if len(pts) < 2:
+                continue
+            xs = sorted(pts)
+            name = f"{s} {op}" + (f" {pattern}" if pattern else "")
+            (line,) = ax.plot(xs, [pts[x] for x in xs], style, marker="o", color=f"C{i}",
+                              label=name)
+            tag(line, "shuffle", name, ",".join(map(str, xs)),
+                ",".join(f"{pts[x]:.6f}" for x in xs))
+            drawn += 1
+    if not drawn:
+        plt.close(fig)
+        return
+    ax.set_xlabel("ranks")
+    ax.set_ylabel("shuffle's share of the collective's time")
+    ax.set_ylim(0, 1)
+    ax.set_title("The shuffle's share against rank count (TATP fig. 10)")
+    ax.legend(fontsize=6, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1))
+    save(fig, out, "shuffle", written)
+
+
 def chart_aggs_per_host(plt, inputs, out, written):
     runs = [r for r in inputs.runs if "aggs_per_host" in r and r["op"] == "write"]
     if len(ordered(r["aggs_per_host"] for r in runs)) < 2:
@@ -330,8 +373,8 @@ def chart_link_load(plt, inputs, out, written):
         save(fig, out, f"link_load-{n}-{p['strategy']}", written)
 
 
-CHARTS = [chart_hop_bytes, chart_stages, chart_bandwidth, chart_aggs_per_host, chart_memory,
-          chart_link_load]
+CHARTS = [chart_hop_bytes, chart_shuffle, chart_stages, chart_bandwidth, chart_aggs_per_host,
+          chart_memory, chart_link_load]
 
 
 def main():

@@ -147,6 +147,31 @@ def test_bandwidth(out, runs):
               f"bandwidth point {v} MiB/s drawn at {y}")
 
 
+def test_shuffle(out, runs):
+    # fig. 10: each strategy's write, the shuffle stage over the call's
+    # seconds, at 8 and 16 ranks; drawn heights affine in the share
+    items = svg_items(os.path.join(out, "shuffle.svg"))
+    pts_all = []
+    for s in ("romio", "tatp"):
+        gid = [g for g in items if g.startswith(f"shuffle|{s} write|")]
+        check(len(gid) == 1, f"shuffle: line for {s} write drawn {len(gid)}x")
+        if not gid:
+            continue
+        want = {n: st[3] / sum(st) for s2, n, op, st, b, hop in runs if s2 == s}
+        xs = [int(x) for x in gid[0].split("|")[2].split(",")]
+        ys = [float(y) for y in gid[0].split("|")[3].split(",")]
+        check(xs == sorted(want), f"shuffle {s}: ranks {xs}")
+        for x, y in zip(xs, ys):
+            check(abs(y - want[x]) < 1e-6, f"shuffle {s} at {x}: {y}, want {want[x]}")
+        pts_all += [(want[x], py) for x, (_, py) in zip(xs, items[gid[0]][0])]
+    check(not [g for g in items if "cube" in g.split("|")[1]],
+          "shuffle: bench/smpi's cube at one rank count is no line")
+    (v0, y0), (v1, y1) = pts_all[0], max(pts_all, key=lambda p: abs(p[0] - pts_all[0][0]))
+    for v, y in pts_all:
+        check(abs(y0 + (v - v0) * (y1 - y0) / (v1 - v0) - y) < 0.01,
+              f"shuffle point {v} drawn at {y}")
+
+
 def test_aggs_per_host(out):
     items = svg_items(os.path.join(out, "aggs_per_host.svg"))
     mibs = {("romio", 1): 4 / 0.004, ("romio", 2): 4 / 0.003, ("tatp", 1): 4 / 0.005,
@@ -200,7 +225,7 @@ def main():
                            capture_output=True, text=True)
         check(r.returncode == 0, f"tacio report failed: {r.stderr}")
         check("skipped_lines=1" in r.stdout, f"the stray line is counted: {r.stdout}")
-        charts = ["hop_bytes", "stages", "bandwidth", "aggs_per_host", "memory"] + \
+        charts = ["hop_bytes", "shuffle", "stages", "bandwidth", "aggs_per_host", "memory"] + \
             [f"link_load-{n}-{p['strategy']}" for n, p in enumerate(plans)]
         for c in charts:
             for ext in ("png", "svg"):
@@ -210,6 +235,7 @@ def main():
             test_hop_bytes(out, plans, runs)
             test_stages(out, runs)
             test_bandwidth(out, runs)
+            test_shuffle(out, runs)
             test_aggs_per_host(out)
             test_link_load(out, plans)
         test_errors(tacio, work)
