@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""bench/smpi/run --paper --summary, on stored runs made up here: the paper
+lines' ratios (write + read against romio at one per host), the write goal
+(best write <= 0.8x romio's, or within 5% of the storage's bound where that
+is above 0.8), the summary's counts, and a later run of a job's strategy at
+K per host replacing an earlier one. No simulation: it needs no SimGrid.
+
+usage: paper_summary.py SOURCE_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(cluster, ranks, strategy, k, write, read, floor):
+    return {"cluster": cluster, "placement": "scatter:seed=1", "pattern": "cube",
+            "ranks": str(ranks), "strategy": strategy, "aggs_per_host": k,
+            "write_s": str(write), "read_s": str(read), "io_floor_s": floor,
+            "buffer_wrong": "0", "file_wrong": "0"}
+
+
+def summary(src, *files):
+    p = subprocess.run([os.path.join(src, "bench/smpi/run"), "--paper", "--summary", *files],
+                       capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def lines_of(out, prefix):
+    return [dict(kv.split("=", 1) for kv in l.split() if "=" in kv) for l in out.splitlines()
+            if l.startswith(prefix)]
+
+
+def main():
+    src = sys.argv[1]
+    with tempfile.TemporaryDirectory() as work:
+        first, second = os.path.join(work, "a.jsonl"), os.path.join(work, "b.jsonl")
+        with open(first, "w") as f:
+            for r in (run("inspur", 512, "romio", 1, 2.0, 2.0, 0.4),
+                      run("inspur", 512, "bottleneck", 4, 1.5, 1.5, 0.4),
+                      run("inspur", 512, "auto", 1, 2.2, 2.2, 0.4),     # loses: replaced below
+                      run("inspur", 64, "romio", 1, 5.0, 5.0, 4.9),     # bound above 0.8
+                      run("inspur", 64, "auto", 1, 5.1, 5.1, 4.9)):
+                f.write(json.dumps(r) + "\n")
+        with open(second, "w") as f:
+            f.write(json.dumps(run("inspur", 512, "auto", 1, 1.6, 1.6, 0.4)) + "\n")
+        rc, out, err = summary(src, first)
+        check(rc == 0, f"summary of one file: rc {rc} {err}")
+        jobs = {l["paper_job"]: l for l in lines_of(out, "paper_job=")}
+        check(set(jobs) == {"inspur-scatter-cube-512", "inspur-scatter-cube-64"},
+              f"the jobs: {sorted(jobs)}")
+        c512 = jobs.get("inspur-scatter-cube-512", {})
+        check(c512.get("auto_vs_romio") == "1.100" and c512.get("best_vs_romio") == "0.750"
+              and c512.get("strategy") == "bottleneck@4" and c512.get("bound_vs_romio") == "0.200",
+              f"cube 512's line: {c512}")
+        check("auto_never_loses=1/2" in out and "auto_within_10pct=1/2" in out,
+              f"a losing auto counted: {out}")
+        goal = {l["job"]: l for l in lines_of(out, "paper_write_goal ")}
+        g = goal.get("inspur-scatter-cube-512", {})
+        check(g.get("best_write_vs_romio") == "0.750" and g.get("goal") == "0.800"
+              and g.get("met") == "yes", f"cube 512's write goal: {g}")
+        rc, out, err = summary(src, first, second)
+        c512 = {l["paper_job"]: l for l in lines_of(out, "paper_job=")}.get(
+            "inspur-scatter-cube-512", {})
+        check(c512.get("auto_vs_romio") == "0.800", f"the later auto run replaces: {c512}")
+        check("auto_never_loses=2/2" in out, f"after the replacement: {out}")
+        with open(second, "a") as f:
+            f.write("{}\n")
+        rc, out, err = summary(src, second)
+        check(rc != 0 and "b.jsonl:2" in err, f"a broken line is named: rc {rc} {err}")
+    print(f"paper_summary: {len(failures)} failure(s)")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
