@@ -41,8 +41,9 @@ def plan(args, strategy):
     return json.loads(out)
 
 
-def loads(c, assign):
-    """(busiest link, hop-bytes) of FD j -> host assign[j]."""
+def loads(c, assign, rates=None):
+    """(busiest link, hop-bytes) of FD j -> host assign[j]; with rates (a
+    host's link, a rack's uplink), the busiest link's seconds instead."""
     links = {}  # (vertex, direction) -> bytes; vertices: ("h", i), ("s", r)
     hop = 0
     for j, h in enumerate(assign):
@@ -57,13 +58,15 @@ def loads(c, assign):
                 key, val = (v, "up"), below
             links[key] = links.get(key, 0) + val
             hop += val
+    if rates:
+        return max(v / rates[k[0][0] == "s"] for k, v in links.items())
     return max(links.values()), hop
 
 
-def brute(c, a):
+def brute(c, a, rates=None):
     best = None
     for assign in itertools.permutations(range(HOSTS), a):
-        s = loads(c, assign)
+        s = loads(c, assign, rates)
         best = s if best is None or s < best else best
     return best
 
@@ -96,6 +99,17 @@ def small_cases(work):
         for other in ("romio", "tatp"):
             check(p["max_link_load"] <= plan(args, other)["max_link_load"],
                   f"{where}: worse than {other}")
+        # the bound in seconds, uplinks at half a host link's rate: no
+        # assignment's slowest link is faster; with one rate, bytes / rate
+        rated = plan(args + ["--hint", "tacio_bw_link=2", "--hint", "tacio_bw_uplink=1"],
+                     "bottleneck")
+        secs = float(dict(kv.split("=") for kv in rated["detail"].split())["link_seconds_bound"])
+        opt_secs = brute(c, a, (2.0, 1.0))
+        check(secs <= opt_secs * (1 + 1e-5), f"{where}: seconds bound {secs} above the "
+              f"optimum {opt_secs}")
+        check(secs >= bound / 2 * (1 - 1e-5), f"{where}: seconds bound {secs} below bytes/rate")
+        check(abs(float(detail["link_seconds_bound"]) - bound / 12.5e9) <= 1e-5 * bound / 12.5e9,
+              f"{where}: one rate: {detail['link_seconds_bound']} s, want {bound / 12.5e9}")
         # the brute force's own loads agree with the planner's on romio's assignment
         r = plan(args, "romio")
         check(loads(c, [fd["aggregator"] for fd in r["fds"]])[0] == r["max_link_load"],

@@ -211,8 +211,20 @@ static int64_t link_bound(int64_t *in_desc, int64_t *out_asc, int a, int kmin, i
     return best == INT64_MAX ? 0 : best;
 }
 
-static int64_t lower_bound(struct bn *b)
+/* The seconds link v's bytes take: a host's own link at bw_link, a link
+ * between switches at bw_uplink (unset: bw_link), as metrics.c counts them. */
+static double link_rate(const struct bn *b, const struct tacio_hints *h, int v)
 {
+    return b->t->vert_host[v] >= 0 || h->bw_uplink <= 0 ? h->bw_link : h->bw_uplink;
+}
+
+/* The least the busiest link carries over every assignment of these FDs
+ * to these slots, in bytes; and *secs, the least time the slowest link
+ * takes at the hints' rates (each link's bound over its own rate): no
+ * assignment's exchange is faster. */
+static int64_t lower_bound(struct bn *b, const struct tacio_hints *h, double *secs)
+{
+    *secs = 0;
     if ((int64_t)b->nv * b->a > BOUND_MAX_CELLS)
         return -1; /* not computed: the detail says so */
     int nslots = 0, *below = xcalloc((size_t)b->nv, sizeof(int));
@@ -241,7 +253,9 @@ static int64_t lower_bound(struct bn *b)
         qsort(iv, (size_t)b->a, sizeof(int64_t), cmp_desc64);
         qsort(out, (size_t)b->a, sizeof(int64_t), cmp_asc64);
         int kmin = (int)max64(0, b->a - (nslots - below[v])), kmax = (int)min64(b->a, below[v]);
-        lb = max64(lb, link_bound(iv, out, b->a, kmin, kmax));
+        int64_t lv = link_bound(iv, out, b->a, kmin, kmax);
+        lb = max64(lb, lv);
+        *secs = fmax(*secs, (double)lv / link_rate(b, h, v));
     }
     free(below);
     free(in);
@@ -558,13 +572,14 @@ static int bottleneck_assign(const struct plan_ctx *ctx, struct partition *part,
         rc = ranks_of(&b, c, list, n, best_host, plan->agg);
     if (!rc) {
         struct score s = load_all(&b, best_host);
-        int64_t lb = lower_bound(&b);
+        double secs;
+        int64_t lb = lower_bound(&b, ctx->h, &secs);
         int at = snprintf(plan->detail, sizeof plan->detail, "solver=%s max_link=%lld",
                           optimal ? "exact" : "search", (long long)s.max);
         if (lb >= 0) /* max / bound: the result is within this factor of the optimum */
             snprintf(plan->detail + at, sizeof plan->detail - (size_t)at,
-                     " lower_bound=%lld ratio=%.3f", (long long)lb,
-                     lb > 0 ? (double)s.max / (double)lb : 1.0);
+                     " lower_bound=%lld ratio=%.3f link_seconds_bound=%.6g", (long long)lb,
+                     lb > 0 ? (double)s.max / (double)lb : 1.0, secs);
     }
     bn_free(&b);
     free(best_host);
