@@ -38,6 +38,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* TACIO_SIM_IO_BW, bytes/s, read once: where a host has no <disk>, each
+ * access takes its length at this rate (0: no time). */
+static double sim_io_rate(void)
+{
+    static double rate = -1; /* the rank's own: SMPI privatizes it */
+    if (rate < 0) {
+        const char *bw = getenv("TACIO_SIM_IO_BW");
+        rate = bw ? atof(bw) : 0;
+        rate = rate > 0 ? rate : 0;
+    }
+    return rate;
+}
+
 static void simulate_io(int64_t len, bool write)
 {
     unsigned n = 0;
@@ -48,11 +61,8 @@ static void simulate_io(int64_t len, bool write)
             sg_disk_write(disks[0], (sg_size_t)len);
         else
             sg_disk_read(disks[0], (sg_size_t)len);
-    } else {
-        const char *bw = getenv("TACIO_SIM_IO_BW");
-        double rate = bw ? atof(bw) : 0;
-        if (rate > 0)
-            sg_actor_sleep_for((double)len / rate);
+    } else if (sim_io_rate() > 0) {
+        sg_actor_sleep_for((double)len / sim_io_rate());
     }
     free(disks);
 }
