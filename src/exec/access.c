@@ -40,14 +40,13 @@ static int check_call(const struct tacio_file *f, bool at, int64_t offset, int64
 int access_of(const struct tacio_file *f, bool at, int64_t offset, int64_t count, MPI_Datatype dt,
               bool write, struct access *a)
 {
-    int size = 0;
     a->mt = NULL;
     access_clear(a);
     int rc = flatten_type(dt, &a->mt);
     if (rc)
         return rc;
-    MPI_Type_size(dt, &size);
-    int64_t n = count * size, pos = at ? offset : f->fp;
+    /* the flat's bytes are MPI_Type_size's (flatten checks it once) */
+    int64_t n = count * a->mt->size, pos = at ? offset : f->fp;
     rc = check_call(f, at, offset, count, n, write);
     if (!rc && n > 0 && pos > (INT64_MAX / 2) / f->view.etype_size)
         rc = tacio_fail(TACIO_EINVAL, "offset %lld is beyond any file", (long long)pos);

@@ -58,7 +58,7 @@ static int stretch_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
     const struct flat *mt = c->a.mt;
     char *at = in->stretch + (off - in->from);
     int64_t s = spos - c->a.s0;
-    if (mt->n == 1 && mt->len[0] == mt->extent) { /* dense: stream positions are addresses */
+    if (flat_dense(mt)) { /* stream positions are addresses */
         char *mem = c->buf + mt->off[0] + s;
         copy_bytes(c->is_write ? at : mem, c->is_write ? mem : at, (size_t)len);
     } else if (c->is_write)
@@ -125,7 +125,9 @@ int indep_run(struct call *c)
     int64_t lo, hi;
     access_span(&c->a, &lo, &hi);
     int rc = 0;
-    if (!c->s->sieve || one_long_run(&c->a, lo, hi))
+    if (flat_dense(c->a.v.ft)) /* one run of the file: no pieces to count or walk */
+        rc = c->a.n ? one_piece(lo, c->a.n, c->a.s0, &in) : 0;
+    else if (!c->s->sieve || one_long_run(&c->a, lo, hi))
         rc = access_walk(&c->a, one_piece, &in);
     else
         for (int64_t at = lo; at < hi && !rc; at += SIEVE_BYTES)

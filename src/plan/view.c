@@ -227,13 +227,6 @@ int64_t view_bytes_below(const struct view *v, int64_t x)
     return k * f->size + f->cum[a] + min64(f->len[a], r - f->off[a]);
 }
 
-/* One extent filling its whole extent: tiles abut, so the stream is a single
- * run (MPI_BYTE views, contiguous buffers) and must be walked as one. */
-static bool flat_dense(const struct flat *f)
-{
-    return f->n == 1 && f->len[0] == f->extent;
-}
-
 int view_walk(const struct view *v, int64_t s0, int64_t s1, int64_t lo, int64_t hi, piece_fn fn,
               void *ctx)
 {

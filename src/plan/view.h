@@ -24,6 +24,12 @@ struct flat {
     uint64_t hash;  /* of the extents, lb and extent: equal flats hash equal */
     int refs;       /* holders (flat_hold / flat_release); flat_finish makes one */
 };
+/* One extent filling its whole extent: tiles abut, so the stream is a single
+ * run (MPI_BYTE views, contiguous buffers) and is moved or walked as one. */
+static inline bool flat_dense(const struct flat *f)
+{
+    return f->n == 1 && f->len[0] == f->extent;
+}
 /* Whether two flats describe the same typemap (the hash first, then the
  * extents themselves). */
 bool flat_equal(const struct flat *a, const struct flat *b);
