@@ -97,13 +97,14 @@ class Inputs:
 
     def add_bench(self, b):
         """One bench/smpi run: a write and a read of the same job."""
-        job = f"{b.get('pattern', '?')} {b.get('ranks', '?')}"
-        for key, default in (("cluster", "inspur"), ("placement", "scatter:seed=1")):
-            if b.get(key, default) != default:
-                job += f" {b[key]}"
+        machine = "".join(f" {b[key]}" for key, default in
+                          (("cluster", "inspur"), ("placement", "scatter:seed=1"))
+                          if b.get(key, default) != default)
+        job = f"{b.get('pattern', '?')} {b.get('ranks', '?')}{machine}"
         for op in ("write", "read"):
+            # a line against rank count is one pattern on one machine
             run = dict(strategy=b["strategy"], job=job, op=op, procs=int(b["ranks"]),
-                       pattern=b.get("pattern"),
+                       pattern=f"{b.get('pattern')}{machine}",
                        seconds=float(b[f"{op}_s"]), hop_bytes=int(b["hop_bytes"]),
                        max_link_load=int(b["max_link_load"]),
                        aggs_per_host=int(b.get("aggs_per_host", 1)))

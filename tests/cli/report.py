@@ -87,6 +87,10 @@ def write_inputs(work, tacio):
                     f"aggs_per_host={k} strategy={s} naggs={6 * k} write_s={ws} "
                     f"read_s={ws * 1.5} hop_bytes={hop} max_link_load={hop // 4} "
                     f"bytes=4194304 buffer_bytes={699051 // k} verified=yes\n")
+        # another machine at another rank count: no line joins it to inspur's cube
+        f.write("cluster=fattree placement=scatter:seed=1 pattern=cube ranks=128 aggs_per_host=1 "
+                "strategy=romio naggs=8 write_s=0.002 read_s=0.003 hop_bytes=3000 "
+                "max_link_load=750 bytes=4194304 buffer_bytes=524288 verified=yes\n")
     return plans, stats, runs, bench
 
 
@@ -96,6 +100,7 @@ def test_hop_bytes(out, plans, runs):
     want = {(p["strategy"], f"cube ({p['procs']} ranks)"): p["hop_bytes"] for p in plans}
     want.update({(s, f"{n} ranks"): hop for s, n, op, st, b, hop in runs})
     want.update({("romio", "cube 64"): 5000, ("tatp", "cube 64"): 4000})  # 1 agg/host only
+    want[("romio", "cube 128 fattree")] = 3000
     got = {}
     for gid, (pts, _) in bars.items():
         _, s, job, v = gid.split("|")
