@@ -335,10 +335,8 @@ int flatten_type(MPI_Datatype t, struct flat **out)
 {
     if ((*out = named_lookup(t, atomic_load_explicit(&nnamed, memory_order_acquire))))
         return 0;
+    /* a derived type flattened before carries it (a named one never does) */
     int ni, na, nd, comb, found = 0;
-    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-    if (comb == MPI_COMBINER_NAMED)
-        return flatten_named(t, out);
     pthread_once(&keyval_once, create_keyval);
     struct flat *cached;
     MPI_Type_get_attr(t, cache_keyval, &cached, &found);
@@ -346,6 +344,9 @@ int flatten_type(MPI_Datatype t, struct flat **out)
         *out = cached;
         return 0;
     }
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    if (comb == MPI_COMBINER_NAMED)
+        return flatten_named(t, out);
     struct flat *f;
     int rc = flatten_derived(t, &f);
     if (rc)
