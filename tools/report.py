@@ -218,33 +218,6 @@ def mib_per_s(r):
     return r["bytes"] / r["seconds"] / 2**20 if r.get("bytes") and r.get("seconds") else None
 
 
-def chart_bandwidth(plt, inputs, out, written):
-    runs = [r for r in inputs.runs if mib_per_s(r) and r.get("aggs_per_host", 1) == 1]
-    if len(ordered(r["procs"] for r in runs)) < 2:
-        return  # a line needs two rank counts
-    fig, ax = plt.subplots(figsize=(9, 4))
-    patterns = ordered(r.get("pattern") for r in runs)  # one line per pattern too
-    markers = "osd^v<>"
-    for i, s in enumerate(ordered(r["strategy"] for r in runs)):
-        for (op, style), (m, pattern) in itertools.product(
-                (("write", "-"), ("read", "--")), enumerate(patterns)):
-            pts = first_by([r for r in runs if r["strategy"] == s and r["op"] == op
-                            and r.get("pattern") == pattern], lambda r: r["procs"], mib_per_s)
-            if len(pts) < 2:  # a line needs two rank counts
-                continue
-            xs = sorted(pts)
-            name = f"{s} {op}" + (f" {pattern}" if pattern else "")
-            (line,) = ax.plot(xs, [pts[x] for x in xs], style, marker=markers[m % 7],
-                              color=f"C{i}", label=name)
-            tag(line, "bandwidth", name, ",".join(map(str, xs)),
-                ",".join(f"{pts[x]:.3f}" for x in xs))
-    ax.set_xlabel("ranks")
-    ax.set_ylabel("MiB/s")
-    ax.set_title("Bandwidth per strategy and rank count (TATP fig. 12)")
-    ax.legend(fontsize=6, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1))
-    save(fig, out, "bandwidth", written)
-
-
 def shuffle_share(r):
     """The shuffle stage's share of the collective's time (the slowest rank's
     exchange over the call's seconds)."""
@@ -253,38 +226,52 @@ def shuffle_share(r):
     return None
 
 
-def chart_shuffle(plt, inputs, out, written):
-    """TATP fig. 10: the shuffle's share of the time against rank count, one
-    line per strategy, direction and pattern, one aggregator per host."""
-    runs = [r for r in inputs.runs if shuffle_share(r) is not None and
-            r.get("aggs_per_host", 1) == 1]
-    if len(ordered(r["procs"] for r in runs)) < 2:
-        return  # a line needs two rank counts
-    fig, ax = plt.subplots(figsize=(9, 4))
-    drawn = 0
+def lines_vs_ranks(plt, inputs, name, pick, ylabel, title, markers="o"):
+    """pick(run) against rank count, one aggregator per host: a line per
+    strategy, direction (writes solid, reads dashed) and pattern on one
+    machine, where it has two rank counts or more. The figure and its axes,
+    or None when no line has."""
+    runs = [r for r in inputs.runs if pick(r) is not None and r.get("aggs_per_host", 1) == 1]
+    lines = []
+    patterns = ordered(r.get("pattern") for r in runs)
     for i, s in enumerate(ordered(r["strategy"] for r in runs)):
-        for (op, style), pattern in itertools.product(
-                (("write", "-"), ("read", "--")), ordered(r.get("pattern") for r in runs)):
+        for (op, style), (m, pattern) in itertools.product(
+                (("write", "-"), ("read", "--")), enumerate(patterns)):
             pts = first_by([r for r in runs if r["strategy"] == s and r["op"] == op
-                            and r.get("pattern") == pattern], lambda r: r["procs"], shuffle_share)
-            if len(pts) < 2:
-                continue
-            xs = sorted(pts)
-            name = f"{s} {op}" + (f" {pattern}" if pattern else "")
-            (line,) = ax.plot(xs, [pts[x] for x in xs], style, marker="o", color=f"C{i}",
-                              label=name)
-            tag(line, "shuffle", name, ",".join(map(str, xs)),
-                ",".join(f"{pts[x]:.6f}" for x in xs))
-            drawn += 1
-    if not drawn:
-        plt.close(fig)
-        return
+                            and r.get("pattern") == pattern], lambda r: r["procs"], pick)
+            if len(pts) >= 2:
+                label = f"{s} {op}" + (f" {pattern}" if pattern else "")
+                lines.append((label, pts, style, markers[m % len(markers)], f"C{i}"))
+    if not lines:
+        return None
+    fig, ax = plt.subplots(figsize=(9, 4))
+    for label, pts, style, marker, color in lines:
+        xs = sorted(pts)
+        (line,) = ax.plot(xs, [pts[x] for x in xs], style, marker=marker, color=color,
+                          label=label)
+        tag(line, name, label, ",".join(map(str, xs)), ",".join(f"{pts[x]:.6f}" for x in xs))
     ax.set_xlabel("ranks")
-    ax.set_ylabel("shuffle's share of the collective's time")
-    ax.set_ylim(0, 1)
-    ax.set_title("The shuffle's share against rank count (TATP fig. 10)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.legend(fontsize=6, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1))
-    save(fig, out, "shuffle", written)
+    return fig, ax
+
+
+def chart_bandwidth(plt, inputs, out, written):
+    drawn = lines_vs_ranks(plt, inputs, "bandwidth", mib_per_s, "MiB/s",
+                           "Bandwidth per strategy and rank count (TATP fig. 12)", "osd^v<>")
+    if drawn:
+        save(drawn[0], out, "bandwidth", written)
+
+
+def chart_shuffle(plt, inputs, out, written):
+    """TATP fig. 10: the shuffle's share of the time against rank count."""
+    drawn = lines_vs_ranks(plt, inputs, "shuffle", shuffle_share,
+                           "shuffle's share of the collective's time",
+                           "The shuffle's share against rank count (TATP fig. 10)")
+    if drawn:
+        drawn[1].set_ylim(0, 1)
+        save(drawn[0], out, "shuffle", written)
 
 
 def chart_aggs_per_host(plt, inputs, out, written):

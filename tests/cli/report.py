@@ -128,53 +128,51 @@ def test_stages(out, runs):
     proportional(pairs, "stage segment widths")
 
 
-def test_bandwidth(out, runs):
-    items = svg_items(os.path.join(out, "bandwidth.svg"))
-    pts_all = []
+def check_lines(items, chart, want_of, tol):
+    """Each of romio's and tatp's write lines in chart: its ranks and values
+    against want_of(strategy) ({ranks: value}); the drawn points returned
+    as (value, height) pairs."""
+    pts = []
     for s in ("romio", "tatp"):
-        gid = [g for g in items if g.startswith(f"bandwidth|{s} write|")]  # the stats'
-        check(len(gid) == 1, f"bandwidth: line for {s} write drawn {len(gid)}x")
+        gid = [g for g in items if g.startswith(f"{chart}|{s} write|")]  # the stats'
+        check(len(gid) == 1, f"{chart}: line for {s} write drawn {len(gid)}x")
         if not gid:
             continue
-        want = {n: b / sum(st) / 2**20 for s2, n, op, st, b, hop in runs if s2 == s}
+        want = want_of(s)
         xs = [int(x) for x in gid[0].split("|")[2].split(",")]
         ys = [float(y) for y in gid[0].split("|")[3].split(",")]
-        check(xs == sorted(want), f"bandwidth {s}: ranks {xs}")
+        check(xs == sorted(want), f"{chart} {s}: ranks {xs}")
         for x, y in zip(xs, ys):
-            check(abs(y - want[x]) < 1e-3, f"bandwidth {s} at {x}: {y} MiB/s, want {want[x]}")
-        pts_all += [(want[x], py) for x, (_, py) in zip(xs, items[gid[0]][0])]
-        bench = [g for g in items if g.startswith(f"bandwidth|{s} write cube|")]
-        check(not bench, f"bandwidth: bench/smpi's cube at one rank count is no line: {bench}")
-    # one axis: drawn height is affine in MiB/s (a single scale and offset)
-    (v0, y0), (v1, y1) = pts_all[0], max(pts_all, key=lambda p: abs(p[0] - pts_all[0][0]))
-    for v, y in pts_all:
+            check(abs(y - want[x]) < tol, f"{chart} {s} at {x}: {y}, want {want[x]}")
+        pts += [(want[x], py) for x, (_, py) in zip(xs, items[gid[0]][0])]
+    # bench/smpi's cube has one rank count per machine: no line
+    check(not [g for g in items if "cube" in g.split("|")[1]],
+          f"{chart}: bench/smpi's cube at one rank count is no line")
+    return pts
+
+
+def check_affine(pts, chart):
+    """One axis: drawn height is affine in the value (one scale, one offset)."""
+    (v0, y0), (v1, y1) = pts[0], max(pts, key=lambda p: abs(p[0] - pts[0][0]))
+    for v, y in pts:
         check(abs(y0 + (v - v0) * (y1 - y0) / (v1 - v0) - y) < 0.01,
-              f"bandwidth point {v} MiB/s drawn at {y}")
+              f"{chart} point {v} drawn at {y}")
+
+
+def test_bandwidth(out, runs):
+    items = svg_items(os.path.join(out, "bandwidth.svg"))
+    pts = check_lines(items, "bandwidth", lambda s: {
+        n: b / sum(st) / 2**20 for s2, n, op, st, b, hop in runs if s2 == s}, 1e-3)
+    check_affine(pts, "bandwidth")
 
 
 def test_shuffle(out, runs):
     # fig. 10: each strategy's write, the shuffle stage over the call's
-    # seconds, at 8 and 16 ranks; drawn heights affine in the share
+    # seconds, at 8 and 16 ranks
     items = svg_items(os.path.join(out, "shuffle.svg"))
-    pts_all = []
-    for s in ("romio", "tatp"):
-        gid = [g for g in items if g.startswith(f"shuffle|{s} write|")]
-        check(len(gid) == 1, f"shuffle: line for {s} write drawn {len(gid)}x")
-        if not gid:
-            continue
-        want = {n: st[3] / sum(st) for s2, n, op, st, b, hop in runs if s2 == s}
-        xs = [int(x) for x in gid[0].split("|")[2].split(",")]
-        ys = [float(y) for y in gid[0].split("|")[3].split(",")]
-        check(xs == sorted(want), f"shuffle {s}: ranks {xs}")
-        for x, y in zip(xs, ys):
-            check(abs(y - want[x]) < 1e-6, f"shuffle {s} at {x}: {y}, want {want[x]}")
-        pts_all += [(want[x], py) for x, (_, py) in zip(xs, items[gid[0]][0])]
-    check(not [g for g in items if "cube" in g.split("|")[1]],
-          "shuffle: bench/smpi's cube at one rank count is no line")
-    (v0, y0), (v1, y1) = pts_all[0], max(pts_all, key=lambda p: abs(p[0] - pts_all[0][0]))
-    for v, y in pts_all:
-        check(abs(y0 + (v - v0) * (y1 - y0) / (v1 - v0) - y) < 0.01,
-              f"shuffle point {v} drawn at {y}")
+    pts = check_lines(items, "shuffle", lambda s: {
+        n: st[3] / sum(st) for s2, n, op, st, b, hop in runs if s2 == s}, 1e-6)
+    check_affine(pts, "shuffle")
 
 
 def test_aggs_per_host(out):
