@@ -296,8 +296,8 @@ static void create_keyval(void)
  * appended, each published by the release store of nnamed, so a lookup
  * reads them without the lock: a handle found there is that named type
  * (named types are never freed), and the call skips asking MPI for its
- * envelope, a third of a small collective's engine instructions with the
- * lock. MPI defines fewer named types than NAMED_MAX. */
+ * envelope, with the lock an eighth of a small collective's engine
+ * instructions (callgrind, bench/io/instructions). MPI defines fewer named types than NAMED_MAX. */
 #define NAMED_MAX 256
 struct named_flat {
     MPI_Datatype t;

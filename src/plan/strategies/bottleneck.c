@@ -211,8 +211,8 @@ static int64_t link_bound(int64_t *in_desc, int64_t *out_asc, int a, int kmin, i
     return best == INT64_MAX ? 0 : best;
 }
 
-/* The seconds link v's bytes take: a host's own link at bw_link, a link
- * between switches at bw_uplink (unset: bw_link), as metrics.c counts them. */
+/* Link v's rate, bytes/s: a host's own link's bw_link, a link between
+ * switches' bw_uplink (unset: bw_link), as metrics.c counts them. */
 static double link_rate(const struct bn *b, const struct tacio_hints *h, int v)
 {
     return b->t->vert_host[v] >= 0 || h->bw_uplink <= 0 ? h->bw_link : h->bw_uplink;
