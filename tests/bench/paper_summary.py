@@ -19,7 +19,6 @@ import sys
 import tempfile
 
 failures = []
-TACIO = None
 
 
 def check(cond, what):
@@ -35,8 +34,8 @@ def run(cluster, ranks, strategy, k, write, read, floor):
             "buffer_wrong": "0", "file_wrong": "0"}
 
 
-def summary(src, *files):
-    p = subprocess.run([os.path.join(src, "bench/smpi/run"), "--paper", "--tacio", TACIO,
+def summary(src, tacio, *files):
+    p = subprocess.run([os.path.join(src, "bench/smpi/run"), "--paper", "--tacio", tacio,
                         "--summary", *files], capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 
@@ -47,8 +46,7 @@ def lines_of(out, prefix):
 
 
 def main():
-    global TACIO
-    src, TACIO = sys.argv[1], sys.argv[2]
+    src, tacio = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as work:
         first, second = os.path.join(work, "a.jsonl"), os.path.join(work, "b.jsonl")
         with open(first, "w") as f:
@@ -60,7 +58,7 @@ def main():
                 f.write(json.dumps(r) + "\n")
         with open(second, "w") as f:
             f.write(json.dumps(run("inspur", 512, "auto", 1, 1.6, 1.6, 0.4)) + "\n")
-        rc, out, err = summary(src, first)
+        rc, out, err = summary(src, tacio, first)
         check(rc == 0, f"summary of one file: rc {rc} {err}")
         jobs = {l["paper_job"]: l for l in lines_of(out, "paper_job=")}
         check(set(jobs) == {"inspur-scatter-cube-512", "inspur-scatter-cube-64"},
@@ -84,20 +82,20 @@ def main():
                       run("inspur", 512, "bottleneck", 4, 1.25, 1.25, 0.4),
                       run("inspur", 512, "auto", 1, 1.25, 1.25, 0.4)):
                 f.write(json.dumps(r) + "\n")
-        rc, out, err = summary(src, fast)
+        rc, out, err = summary(src, tacio, fast)
         g = {l["job"]: l for l in lines_of(out, "paper_write_goal ")}.get(
             "inspur-scatter-cube-512", {})
         bound = float(g.get("link_bound_vs_romio", "0@0").split("@")[0])
         check(bound > 0.8 and abs(float(g.get("goal", 0)) - 1.05 * bound) < 2e-3
               and g.get("met") == "yes", f"the goal above the link bound: {g} {err}")
-        rc, out, err = summary(src, first, second)
+        rc, out, err = summary(src, tacio, first, second)
         c512 = {l["paper_job"]: l for l in lines_of(out, "paper_job=")}.get(
             "inspur-scatter-cube-512", {})
         check(c512.get("auto_vs_romio") == "0.800", f"the later auto run replaces: {c512}")
         check("auto_never_loses=2/2" in out, f"after the replacement: {out}")
         with open(second, "a") as f:
             f.write("{}\n")
-        rc, out, err = summary(src, second)
+        rc, out, err = summary(src, tacio, second)
         check(rc != 0 and "b.jsonl:2" in err, f"a broken line is named: rc {rc} {err}")
     print(f"paper_summary: {len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
