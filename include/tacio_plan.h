@@ -133,6 +133,9 @@ TACIO_API void tacio_hints_free(struct tacio_hints *hints);
  * "normal:mean=M,sd=S,seed=K" or "file:PATH" (lines "host-index bytes").
  */
 TACIO_API int tacio_topo_set_memory(struct tacio_topo *topo, const char *spec);
+/** A host's free memory as set by tacio_topo_set_memory, or -1 when none
+ * was set (or @p host is out of range). */
+TACIO_API int64_t tacio_topo_get_host_memory(const struct tacio_topo *topo, int host);
 
 /** Hosts with at least one rank, once ranks are placed. */
 TACIO_API int tacio_topo_get_nused_hosts(const struct tacio_topo *topo);

@@ -26,7 +26,7 @@
 #define MAX_LEVELS 8
 
 struct platform_opts {
-    const char *topology, *placement, *out, *network;
+    const char *topology, *placement, *out, *network, *memory;
     int procs;
     double link_bw[MAX_LEVELS]; /* bytes/s, from the hosts' links up */
     int nlevels;
@@ -91,6 +91,8 @@ static int platform_option(struct platform_opts *o, const char *name, char *val)
         o->placement = val;
     else if (!strcmp(name, "--out"))
         o->out = val;
+    else if (!strcmp(name, "--memory"))
+        o->memory = val;
     else if (!strcmp(name, "--network"))
         o->network = val;
     else if (!strcmp(name, "--procs")) {
@@ -112,7 +114,7 @@ static int platform_option(struct platform_opts *o, const char *name, char *val)
             return cli_error("--disk-bw %s: expected a rate, as 2GBps", val);
     } else
         return cli_error("unknown option '%s'; expected --topology, --procs, --placement, "
-                         "--out, --network, --link-bw, --latency or --disk-bw",
+                         "--out, --network, --link-bw, --latency, --disk-bw or --memory",
                          name);
     return 0;
 }
@@ -182,6 +184,22 @@ static void xml_head(FILE *f, const struct platform_opts *o)
             o->topology, o->procs, o->placement ? o->placement : "block");
 }
 
+/* A host with its disk and, under --memory, its free memory (the engine
+ * reads the property tacio_mem_free under SimGrid: src/exec/backend). */
+static void xml_host(FILE *f, const struct platform_opts *o, struct tacio_topo *t, int vertex,
+                     const char *name)
+{
+    fprintf(f,
+            "  <host id=\"%s\" speed=\"1Gf\" core=\"%d\">\n"
+            "    <disk id=\"%s-disk\" read_bw=\"%.0fBps\" write_bw=\"%.0fBps\"/>\n",
+            name, tacio_topo_get_cores(t), name, o->disk_bw, o->disk_bw);
+    for (int h = 0; o->memory && h < tacio_topo_get_nhosts(t); h++)
+        if (tacio_topo_get_host_vertex(t, h) == vertex && tacio_topo_get_host_memory(t, h) >= 0)
+            fprintf(f, "    <prop id=\"tacio_mem_free\" value=\"%lld\"/>\n",
+                    (long long)tacio_topo_get_host_memory(t, h));
+    fprintf(f, "  </host>\n");
+}
+
 /* Every vertex its own netpoint, every tree edge one split-duplex link
  * (up and down do not share bandwidth), routes between neighbours only:
  * Floyd's routing walks the tree. */
@@ -196,11 +214,7 @@ static void xml_tree(FILE *f, const struct platform_opts *o, struct tacio_topo *
     for (int i = 0; i < nv; i++) {
         tacio_topo_get_vertex(t, i, &v);
         if (v.is_host)
-            fprintf(f,
-                    "  <host id=\"%s\" speed=\"1Gf\" core=\"%d\">\n"
-                    "    <disk id=\"%s-disk\" read_bw=\"%.0fBps\" write_bw=\"%.0fBps\"/>\n"
-                    "  </host>\n",
-                    v.name, tacio_topo_get_cores(t), v.name, o->disk_bw, o->disk_bw);
+            xml_host(f, o, t, i, v.name);
         else
             fprintf(f, "  <router id=\"%s\"/>\n", v.name);
     }
@@ -314,7 +328,8 @@ int cmd_platform(int argc, char **argv)
         return rc;
     struct tacio_topo *t = NULL;
     if ((rc = tacio_topo_parse(o.topology, &t)) ||
-        (rc = tacio_topo_place(t, o.placement, o.procs))) {
+        (rc = tacio_topo_place(t, o.placement, o.procs)) ||
+        (o.memory && (rc = tacio_topo_set_memory(t, o.memory)))) {
         tacio_topo_free(t);
         return cli_fail(rc);
     }
@@ -324,6 +339,9 @@ int cmd_platform(int argc, char **argv)
     if (!tacio_topo_get_nverts(t))
         rc = cli_error("dist: topologies have no tree to simulate; expected tree:, "
                        "fattree:, dragonfly:, flat: or slurm:");
+    else if (native && o.memory)
+        rc = cli_error("--memory: SimGrid's native clusters hold no host properties; "
+                       "expected --network tree");
     else if (native && !can_native)
         rc = cli_error("--network native: SimGrid has no native %s; expected fattree: or "
                        "dragonfly: (or --network tree)",

@@ -39,6 +39,10 @@ void backend_helper_join(struct backend_helper *h);
  * parallel file system (NFS, Lustre, GPFS, ...), where every call is a round
  * trip and writes into one stripe from several clients contend. */
 bool backend_page_cache(int fd);
+/* Bytes of memory this rank's host has free (MemAvailable; under SimGrid
+ * the platform's own figure for the host where it gives one), or -1 when
+ * unknown. */
+int64_t backend_mem_available(void);
 
 /* Whether payload bytes move. Always on a real machine. A simulation may
  * run data-free (bench/smpi --paper, TACIO_SIM_NODATA=1: the papers' 60 GB

@@ -20,12 +20,13 @@ struct plan_head {
 };
 
 /* A broadcast from rank 0: a command, a partition's (or plan's) shape and
- * its first FDs; FD j as start, end, unit, stride (+ aggregator, senders in
- * a plan). */
+ * its first FDs; FD j as start, end, unit, stride (+ aggregator, senders,
+ * memory in a plan: PLAN_WORDS). */
+#define PLAN_WORDS 7
 struct order {
     int64_t cmd, n, striped, unit;
     struct plan_head head;
-    int64_t w[6 * CHUNK_FDS];
+    int64_t w[PLAN_WORDS * CHUNK_FDS];
 };
 
 int own_row(const struct call *c, const struct partition *part, struct crow *row)
@@ -55,8 +56,8 @@ static void chunk_fill(const struct call *c, struct order *o, const struct parti
         const struct fdom *fd = &part->fd[j];
         int64_t *w = o->w + wpf * (j - j0);
         w[0] = fd->start, w[1] = fd->end, w[2] = fd->unit, w[3] = fd->stride;
-        if (wpf == 6)
-            w[4] = c->s->plan->agg[j], w[5] = c->s->nsenders[j];
+        if (wpf == PLAN_WORDS)
+            w[4] = c->s->plan->agg[j], w[5] = c->s->nsenders[j], w[6] = fd->memory;
     }
 }
 
@@ -65,9 +66,11 @@ static void chunk_take(struct call *c, const struct order *o, struct partition *
 {
     for (int64_t j = j0; j < o->n && j < j0 + CHUNK_FDS; j++) {
         const int64_t *w = o->w + wpf * (j - j0);
-        part->fd[j] = (struct fdom){w[0], w[1], w[2], w[3]};
-        if (wpf == 6)
+        part->fd[j] = (struct fdom){w[0], w[1], w[2], w[3], 0};
+        if (wpf == PLAN_WORDS) {
             c->s->plan->agg[j] = (int)w[4], c->s->nsenders[j] = (int)w[5];
+            part->fd[j].memory = w[6];
+        }
     }
 }
 
@@ -560,9 +563,9 @@ static int send_outcome(struct call *c, int rc)
         head_of(s->plan, &o.head);
         s->ordered = o.head.ordered;
     }
-    order_bcast(c, &o, s->plan ? &s->plan->part : NULL, 6);
+    order_bcast(c, &o, s->plan ? &s->plan->part : NULL, PLAN_WORDS);
     if (o.cmd == CMD_DONE)
-        chunks_bcast(c, &o, &s->plan->part, 6);
+        chunks_bcast(c, &o, &s->plan->part, PLAN_WORDS);
     return (int)o.cmd;
 }
 
@@ -576,12 +579,12 @@ static int take_outcome(struct call *c, struct order *o)
         return (int)o->cmd;
     int rc = note_failure(c, plan_from_head(c, o));
     s->ordered = o->head.ordered;
-    chunks_bcast(c, o, rc ? NULL : &s->plan->part, 6);
+    chunks_bcast(c, o, rc ? NULL : &s->plan->part, PLAN_WORDS);
     if (rc) { /* no plan to run on: the links' agreement fails the call */
         tacio_plan_free(s->plan);
         s->plan = NULL;
     }
-    meta_add(c, 40 * o->n + (int64_t)sizeof *o);
+    meta_add(c, 8 * PLAN_WORDS * o->n + (int64_t)sizeof *o);
     return CMD_DONE;
 }
 

@@ -1,6 +1,7 @@
 #include "hosts.h"
 
 #include "agree.h"
+#include "backend.h"
 #include "fault.h"
 
 #include <errno.h>
@@ -33,15 +34,8 @@ static int hosts_of(const int64_t *rec, int nprocs, int *host_of)
 
 static int64_t mem_available(void)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    long long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb < 0 ? INT64_MAX / 4 : (int64_t)kb * 1024;
+    int64_t bytes = backend_mem_available();
+    return bytes < 0 ? INT64_MAX / 4 : bytes;
 }
 
 /* Free memory per host: the host's lowest rank speaks for it. */

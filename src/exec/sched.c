@@ -115,11 +115,14 @@ int link_keep_header(struct link *l, int64_t r, const int64_t *hdr, int64_t shif
     return 0;
 }
 
-/* cb_buffer_size, half of it when rounds are pipelined (two windows are
- * held at once), within what the FD's stripes allow (fdom_window_size). */
+/* The FD's memory (cb_buffer_size or the plan's less), half of it when
+ * rounds are pipelined (two windows are held at once), within what the
+ * FD's stripes allow (fdom_window_size). */
 int64_t sched_window_size(const struct sched *s, int j)
 {
-    return fdom_window_size(&s->plan->part.fd[j], s->pipelined ? max64(1, s->cb / 2) : s->cb);
+    const struct fdom *fd = &s->plan->part.fd[j];
+    int64_t mem = fdom_memory(fd, s->cb);
+    return fdom_window_size(fd, s->pipelined ? max64(1, mem / 2) : mem);
 }
 
 int64_t sched_fd_rounds(const struct sched *s, int j)

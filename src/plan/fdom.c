@@ -41,6 +41,11 @@ void fdom_window(const struct fdom *fd, int64_t lo, int64_t hi, struct fdom_rang
     }
 }
 
+int64_t fdom_memory(const struct fdom *fd, int64_t cb)
+{
+    return fd->memory > 0 && fd->memory < cb ? fd->memory : cb;
+}
+
 int64_t fdom_window_size(const struct fdom *fd, int64_t cb)
 {
     return fd->unit && cb > (FDOM_MAX_RANGES - 1) * fd->unit ? (FDOM_MAX_RANGES - 1) * fd->unit

@@ -7,7 +7,7 @@ int mc_add(struct mc_tree *t, int parent, int64_t lo, int64_t hi)
     int rc = grow_array((void **)&t->v, sizeof *t->v, t->n + 1, &t->cap);
     if (rc)
         return rc;
-    t->v[t->n] = (struct mc_vertex){lo, hi, parent, -1, -1, -1};
+    t->v[t->n] = (struct mc_vertex){lo, hi, parent, -1, -1, -1, 0};
     return t->n++;
 }
 

@@ -10,6 +10,7 @@ struct mc_vertex {
     int64_t lo, hi;
     int parent, left, right; /* -1 when absent */
     int agg;                 /* leaves: aggregator rank, -1 while unplaced */
+    int64_t memory;          /* placed leaves: the aggregator's window (fdom.memory) */
 };
 
 struct mc_tree {

@@ -25,8 +25,9 @@ struct fd_tally {
  * (by column from C, or by row from the pattern): per rank (as aggregator,
  * and as sender), per FD, and the (FD, remote host) pairs. */
 struct tally {
-    int64_t *bytes, *extent, *offnode_in, *onhost_in, *msgs; /* indexed by rank, as aggregator */
-    int64_t *sent; /* indexed by rank: messages it sends */
+    int64_t *bytes, *offnode_in, *onhost_in, *msgs; /* indexed by rank, as aggregator */
+    int64_t *rounds, *mem;                          /* its FDs' windows, and the largest window */
+    int64_t *sent;                                  /* indexed by rank: messages it sends */
     /* per FD while entries are counted: a few thousand FDs' sums, packed
      * together, stay in cache where a million ranks' arrays do not;
      * tally_fd adds them up by aggregator */
@@ -120,9 +121,12 @@ static void tally_fd(const struct plan_ctx *ctx, struct tacio_plan *plan, struct
     T->offnode_in[a] += T->fd[j].in;
     T->onhost_in[a] += T->fd[j].onhost;
     T->bytes[a] += bytes;
-    T->extent[a] += fdom_extent(&plan->part.fd[j]);
+    const struct fdom *fd = &plan->part.fd[j];
+    int64_t window = fdom_memory(fd, ctx->h->cb_buffer_size);
+    T->rounds[a] += ceil_div(fdom_extent(fd), window);
     plan->fd_bytes[j] = bytes;
-    plan->fd_mem[j] = min64(fdom_extent(&plan->part.fd[j]), ctx->h->cb_buffer_size);
+    plan->fd_mem[j] = min64(fdom_extent(fd), window);
+    T->mem[a] = max64(T->mem[a], plan->fd_mem[j]);
     plan->m.total_bytes += bytes;
 }
 
@@ -255,7 +259,7 @@ static double round_tails(const struct tacio_hints *h, const struct tacio_plan *
     double slow = h->bw_link;
     if (plan->link_up && h->bw_uplink > 0 && h->bw_uplink < slow)
         slow = h->bw_uplink;
-    return (rounds - 1) * (double)h->cb_buffer_size / slow;
+    return (rounds - 1) * (double)plan->m.max_agg_mem / slow; /* the largest window */
 }
 
 /* auto's cost model, in seconds (README "auto's cost model"):
@@ -278,7 +282,7 @@ static double round_tails(const struct tacio_hints *h, const struct tacio_plan *
  *            L) and the busiest aggregator's and the busiest sender's
  *            messages one after another at msg_overhead each (LogP's o);
  *            an agreement (log2 p latencies) per round, and the plan's
- *            gather and broadcast, the latter one message of 48 bytes per
+ *            gather and broadcast, the latter one message of 56 bytes per
  *            FD in chunks of 64 FDs down log2 p hops. */
 static double model_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
                             const struct tacio_plan *plan, const struct model_in *in)
@@ -297,7 +301,7 @@ static double model_seconds(const struct tacio_topo *t, const struct tacio_hints
     double hops = ceil(log2((double)max64(2, t->nprocs)));
     double agreements = (rounds + 2) * hops * h->latency;
     double plan_bcast =
-        (ceil(plan->part.n / 64.0) * h->latency + 48.0 * plan->part.n / h->bw_link) * hops;
+        (ceil(plan->part.n / 64.0) * h->latency + 56.0 * plan->part.n / h->bw_link) * hops;
     double messages = rounds * h->latency + (double)in->max_msgs * h->msg_overhead;
     return data + messages + agreements + plan_bcast;
 }
@@ -306,10 +310,10 @@ static void summarise_aggs(const struct plan_ctx *ctx, struct tacio_plan *plan,
                            const struct tally *pa, int64_t *host_bytes, struct model_in *in)
 {
     struct metrics *m = &plan->m;
-    int64_t cb = ctx->h->cb_buffer_size, max_sent = 0;
+    int64_t max_sent = 0;
     for (int r = 0; r < ctx->topo->nprocs; r++) {
         max_sent = max64(max_sent, pa->sent[r]); /* every rank sends; not all aggregate */
-        if (pa->extent[r] == 0 && pa->bytes[r] == 0 && pa->msgs[r] == 0)
+        if (pa->rounds[r] == 0 && pa->bytes[r] == 0 && pa->msgs[r] == 0)
             continue;
         if (host_bytes) {
             int64_t *hb = &host_bytes[ctx->topo->rank_host[r]];
@@ -318,8 +322,8 @@ static void summarise_aggs(const struct plan_ctx *ctx, struct tacio_plan *plan,
         }
         m->naggs++;
         m->max_agg_bytes = max64(m->max_agg_bytes, pa->bytes[r]);
-        m->max_agg_mem = max64(m->max_agg_mem, min64(pa->extent[r], cb));
-        m->rounds = max64(m->rounds, ceil_div(pa->extent[r], cb));
+        m->max_agg_mem = max64(m->max_agg_mem, pa->mem[r]);
+        m->rounds = max64(m->rounds, pa->rounds[r]);
         in->max_nic = max64(in->max_nic, pa->offnode_in[r]);
         in->max_copy = max64(in->max_copy, pa->onhost_in[r]);
         in->max_msgs = max64(in->max_msgs, pa->msgs[r]);
@@ -341,7 +345,8 @@ static int tally_init(const struct plan_ctx *ctx, struct tacio_plan *plan, struc
     const struct tacio_topo *t = ctx->topo;
     size_t p = (size_t)t->nprocs, a = (size_t)plan->part.n + 1;
     *T = (struct tally){.bytes = xcalloc(p, sizeof(int64_t)),
-                        .extent = xcalloc(p, sizeof(int64_t)),
+                        .rounds = xcalloc(p, sizeof(int64_t)),
+                        .mem = xcalloc(p, sizeof(int64_t)),
                         .offnode_in = xcalloc(p, sizeof(int64_t)),
                         .onhost_in = xcalloc(p, sizeof(int64_t)),
                         .msgs = xcalloc(p, sizeof(int64_t)),
@@ -363,8 +368,8 @@ static int tally_init(const struct plan_ctx *ctx, struct tacio_plan *plan, struc
             memcpy(plan->link_parent, t->parent, sizeof(int) * (size_t)t->nverts);
     }
     memset(&plan->m, 0, sizeof plan->m);
-    if (!T->bytes || !T->extent || !T->offnode_in || !T->onhost_in || !T->msgs || !T->sent ||
-        !T->fd || !plan->fd_bytes || !plan->fd_mem ||
+    if (!T->bytes || !T->rounds || !T->mem || !T->offnode_in || !T->onhost_in || !T->msgs ||
+        !T->sent || !T->fd || !plan->fd_bytes || !plan->fd_mem ||
         (topo_has_tree(t) &&
          (!plan->link_up || !plan->link_down || !plan->link_name || !plan->link_parent)))
         return tacio_fail(TACIO_ENOMEM, "out of memory computing metrics");
@@ -374,7 +379,8 @@ static int tally_init(const struct plan_ctx *ctx, struct tacio_plan *plan, struc
 static void tally_free(struct tally *T)
 {
     free(T->bytes);
-    free(T->extent);
+    free(T->rounds);
+    free(T->mem);
     free(T->offnode_in);
     free(T->onhost_in);
     free(T->msgs);

@@ -37,6 +37,9 @@ enum { SOLVER_AUTO, SOLVER_FLOW, SOLVER_DENSE };
 struct fdom {
     int64_t start, end;
     int64_t unit, stride;
+    /* the most its aggregator holds at once, below cb_buffer_size: mccio's
+     * share of the host's free memory; 0: cb_buffer_size */
+    int64_t memory;
 };
 
 struct partition {
@@ -179,6 +182,8 @@ void fdom_window(const struct fdom *fd, int64_t lo, int64_t hi, struct fdom_rang
 /* The bytes of a window of the FD for a buffer of cb: cb, or fewer when its
  * stripes are so small that cb would span more than FDOM_MAX_RANGES. */
 int64_t fdom_window_size(const struct fdom *fd, int64_t cb);
+/* The memory FD fd's aggregator holds at once: its own limit, within cb. */
+int64_t fdom_memory(const struct fdom *fd, int64_t cb);
 /* FD holding offset x and where that piece ends. */
 int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end);
 

@@ -48,6 +48,11 @@ int tacio_topo_get_host_vertex(const struct tacio_topo *topo, int host)
     return !topo->dist && host >= 0 && host < topo->nhosts ? topo->host_vert[host] : -1;
 }
 
+int64_t tacio_topo_get_host_memory(const struct tacio_topo *topo, int host)
+{
+    return topo->mem_free && host >= 0 && host < topo->nhosts ? topo->mem_free[host] : -1;
+}
+
 int tacio_topo_get_vertex(const struct tacio_topo *topo, int v, struct tacio_vertex_info *out)
 {
     if (topo->dist || v < 0 || v >= topo->nverts)

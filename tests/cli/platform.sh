@@ -5,6 +5,7 @@
 #    link; the hostfile puts every rank where the planner's placement does
 #    (the same hosts, at most cores ranks each, scatter differing from block);
 #  - fattree:/dragonfly: SimGrid's own clusters with the tree's shape;
+#  - --memory: each host's free memory as its property tacio_mem_free;
 #  - bad input: a clear error and exit status 2.
 # usage: platform.sh TACIO
 set -u
@@ -61,6 +62,31 @@ PY
 "$TACIO" platform --topology fattree:k=4,cores=2 --procs 8 --network tree --out "$work/ftt" \
     >/dev/null && grep -q '<router id="pod0"/>' "$work/ftt/platform.xml" && ok || ko "fat tree as a tree"
 
+# --memory: each host's free memory as a property the engine reads under
+# SimGrid (tacio_mem_free), the planner's figure for that host index
+"$TACIO" platform --topology tree:racks=2,nodes=3,cores=2 --procs 6 --out "$work/mem" \
+    --memory normal:mean=64m,sd=16m,seed=5 >/dev/null && ok || ko "platform --memory"
+printf '0 100\n3 4096\n5 7\n' >"$work/memfile"
+"$TACIO" platform --topology tree:racks=2,nodes=3,cores=2 --procs 6 --out "$work/memf" \
+    --memory "file:$work/memfile" >/dev/null && ok || ko "platform --memory file:"
+python3 - "$work" <<'PY' && ok || ko "memory properties"
+import sys, xml.etree.ElementTree as ET
+w = sys.argv[1]
+def props(d):
+    hosts = ET.parse(f"{w}/{d}/platform.xml").getroot().find("zone").findall("host")
+    return {h.get("id"): {p.get("id"): p.get("value") for p in h.findall("prop")} for h in hosts}
+drawn, filed = props("mem"), props("memf")
+vals = [int(p["tacio_mem_free"]) for p in drawn.values()]
+ok = len(vals) == 6 and len(set(vals)) == 6 and all(32 << 20 < v < 96 << 20 for v in vals)
+# the file names hosts by index (n<index> on a tree); unnamed hosts have 0
+ok &= filed["n0"] == {"tacio_mem_free": "100"} and filed["n3"] == {"tacio_mem_free": "4096"}
+ok &= filed["n5"] == {"tacio_mem_free": "7"} and filed["n1"] == {"tacio_mem_free": "0"}
+print("memory:", drawn, filed)
+sys.exit(0 if ok else 1)
+PY
+"$TACIO" platform --topology tree:racks=2,nodes=3,cores=2 --procs 6 --out "$work/nomem" >/dev/null &&
+    ! grep -q tacio_mem_free "$work/nomem/platform.xml" && ok || ko "no --memory, no property"
+
 expect_error() { # WHAT ARGS...: exit status 2 and a message naming the problem
     local what=$1
     shift
@@ -73,6 +99,8 @@ expect_error "link-bw" --topology tree:racks=2,nodes=2,cores=1 --procs 2 --link-
 expect_error "latency" --topology tree:racks=2,nodes=2,cores=1 --procs 2 --latency soon --out "$work/x"
 expect_error "slots" --topology tree:racks=2,nodes=2,cores=1 --procs 9 --out "$work/x"
 expect_error "required" --topology tree:racks=2,nodes=2,cores=1 --out "$work/x"
+expect_error "memory" --topology fattree:k=4,cores=2 --procs 8 --memory 1g --out "$work/x"
+expect_error "memory spec" --topology tree:racks=2,nodes=2,cores=1 --procs 2 --memory lots --out "$work/x"
 expect_error "unknown option" --topology tree:racks=2,nodes=2,cores=1 --procs 2 --out "$work/x" --bogus 1
 echo "platform: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -185,7 +185,7 @@ static void random_partition(int64_t lo, int64_t hi, int n, uint64_t *st, struct
             cut[k - 1] = t;
         }
     for (int j = 0; j < n; j++)
-        out->fd[j] = (struct fdom){cut[j], cut[j + 1], 0, 0};
+        out->fd[j] = (struct fdom){cut[j], cut[j + 1], 0, 0, 0};
     free(cut);
 }
 
@@ -291,7 +291,7 @@ static void test_merge_columns(void)
     CHECK_EQ(partition_alloc(&coarse, 4), 0);
     for (int g = 0; g < 4; g++)
         coarse.fd[g] =
-            (struct fdom){fine.fd[groups[g]].start, fine.fd[groups[g + 1] - 1].end, 0, 0};
+            (struct fdom){fine.fd[groups[g]].start, fine.fd[groups[g + 1] - 1].end, 0, 0, 0};
     struct comm merged, rebuilt;
     CHECK_EQ(comm_build(p, &fine, 0, &merged), 0);
     CHECK_EQ(comm_merge_columns(&merged, &fine, &coarse), 0);

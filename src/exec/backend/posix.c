@@ -16,6 +16,11 @@ int64_t backend_pread(int fd, char *buf, int64_t len, int64_t off)
     return posix_pread_all(fd, buf, len, off);
 }
 
+int64_t backend_mem_available(void)
+{
+    return posix_mem_available();
+}
+
 double backend_clock(void)
 {
     struct timespec ts;

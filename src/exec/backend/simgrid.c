@@ -86,9 +86,7 @@ bool backend_moves_data(void)
 
 char *backend_data_scratch(int64_t n)
 {
-    if (n > scratch_cap) {
-        if (scratch)
-            SMPI_SHARED_FREE(scratch);
+    if (n > scratch_cap) { /* the old region stays: a caller may still hold it */
         int64_t cap = n > 2 * scratch_cap ? n : 2 * scratch_cap;
         scratch = SMPI_SHARED_MALLOC((size_t)cap);
         scratch_cap = scratch ? cap : 0;
@@ -151,6 +149,19 @@ int64_t backend_pread(int fd, char *buf, int64_t len, int64_t off)
 {
     simulate_io(len, false);
     return backend_moves_data() ? posix_pread_all(fd, buf, len, off) : readable(fd, len, off);
+}
+
+/* The platform's figure for the host (tacio platform --memory writes it as
+ * the host's property tacio_mem_free, in bytes): every simulated host
+ * would otherwise read this one machine's /proc/meminfo. */
+int64_t backend_mem_available(void)
+{
+    const char *v = sg_host_get_property_value(sg_host_self(), "tacio_mem_free");
+    if (!v)
+        return posix_mem_available();
+    char *end;
+    long long bytes = strtoll(v, &end, 10);
+    return end != v && *end == '\0' && bytes >= 0 ? (int64_t)bytes : -1;
 }
 
 double backend_clock(void)

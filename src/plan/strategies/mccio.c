@@ -234,7 +234,7 @@ static int mccio_partition(const struct plan_ctx *ctx, struct partition *out)
         rc = partition_alloc(out, a->nleaves);
     for (int j = 0; !rc && j < a->nleaves; j++) {
         const struct mc_vertex *v = &a->tree.v[a->leaves[j]];
-        out->fd[j] = (struct fdom){v->lo, v->hi, 0, 0};
+        out->fd[j] = (struct fdom){v->lo, v->hi, 0, 0, 0};
     }
     if (rc) {
         mc_aux_free(a);
@@ -331,18 +331,28 @@ static int pick_host(const struct locator *L, bool ignore_limits)
     return best;
 }
 
-static void place(struct locator *L, struct mc_vertex *v, int h)
-{
-    int r = best_rank_on(L, h);
-    v->agg = r;
-    L->is_agg[r] = 1;
-    L->aggs_on_host[h]++;
-    L->mem[h] -= min64(v->hi - v->lo, L->ctx->h->cb_buffer_size);
-}
-
 static int64_t mem_min(const struct plan_ctx *ctx)
 {
     return ctx->h->mem_min > 0 ? ctx->h->mem_min : ctx->h->cb_buffer_size;
+}
+
+/* The leaf's aggregator holds its share of the host's free memory (the
+ * host's aggregators split it evenly; the paper's aggregation buffer is
+ * the aggregator's free memory), within what the host has left and
+ * cb_buffer_size, and mem_min on a host short of it (a shortfall); 0 when
+ * that is cb_buffer_size, as for every other strategy. */
+static void place(struct locator *L, struct mc_vertex *v, int h)
+{
+    int r = best_rank_on(L, h);
+    const struct tacio_topo *t = L->ctx->topo;
+    int64_t cb = L->ctx->h->cb_buffer_size;
+    int64_t share = t->mem_free ? t->mem_free[h] / max64(1, L->ctx->h->aggs_per_host) : cb;
+    int64_t window = min64(cb, max64(min64(L->mem[h], share), mem_min(L->ctx)));
+    v->agg = r;
+    v->memory = window < cb ? window : 0;
+    L->is_agg[r] = 1;
+    L->aggs_on_host[h]++;
+    L->mem[h] -= min64(v->hi - v->lo, window);
 }
 
 static void locate_leaf(struct locator *L, struct mc_tree *tree, int x)
@@ -419,7 +429,7 @@ static int mccio_assign(const struct plan_ctx *ctx, struct partition *part, cons
         const struct mc_vertex *v = &a->tree.v[a->leaves[j]];
         if (v->parent == -2)
             continue;
-        part->fd[n] = (struct fdom){v->lo, v->hi, 0, 0};
+        part->fd[n] = (struct fdom){v->lo, v->hi, 0, 0, v->memory};
         plan->agg[n++] = v->agg;
     }
     part->n = n;
