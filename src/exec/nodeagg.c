@@ -144,8 +144,11 @@ static int leader_alloc(struct nodeagg *a, int rank)
         return fail_errno(err, "the host's leader, allocating for %lld bytes", (long long)nb);
     a->all_pairs = malloc(sizeof(int64_t) * 2 * np);
     a->pieces = malloc(sizeof *a->pieces * np);
-    a->packed = malloc(nb);
-    a->staged = malloc(nb);
+    if (backend_moves_data()) {
+        a->packed = malloc(nb);
+        a->staged = malloc(nb);
+    } else /* a data-free simulation: the host's gigabytes hold nothing */
+        a->packed = a->staged = backend_data_scratch((int64_t)nb);
     if (!a->all_pairs || !a->pieces || !a->packed || !a->staged)
         return tacio_fail(TACIO_ENOMEM, "out of memory for the host's %lld pieces, %lld bytes",
                           (long long)np, (long long)nb);
@@ -196,6 +199,8 @@ static int leader_access(struct nodeagg *a)
 /* packed (rank order) <-> staged (file order), piece by piece. */
 static void restage(struct nodeagg *a, bool to_file_order)
 {
+    if (!backend_moves_data()) /* one scratch region, meaningless content */
+        return;
     int64_t pos = 0;
     for (int64_t i = 0; i < a->total_pieces; i++) {
         const struct hpiece *p = &a->pieces[i];
@@ -271,8 +276,10 @@ static void nodeagg_free(struct nodeagg *a)
     free(a->npairs);
     free(a->all_pairs);
     free(a->pieces);
-    free(a->packed);
-    free(a->staged);
+    if (backend_moves_data()) { /* else the backend's scratch */
+        free(a->packed);
+        free(a->staged);
+    }
     flat_free(a->view_ft);
     flat_free(a->mem_ft);
     free(a);

@@ -2,8 +2,9 @@
 """bench/smpi/run --paper --summary, on stored runs made up here: the paper
 lines' ratios (write + read against romio at one per host), the write goal
 (best write <= 0.8x romio's, or within 5% of the storage's bound where that
-is above 0.8), the summary's counts, and a later run of a job's strategy at
-K per host replacing an earlier one. No simulation: it needs no SimGrid.
+is above 0.8), the summary's counts, a later run of a job's strategy at K
+per host replacing an earlier one, and a run with --hint counted as a
+choice of its own. No simulation: it needs no SimGrid.
 
 The write goal's link bound is the tacio command's (bottleneck's
 link_seconds_bound for cube 2000^3 at 512 ranks on the scattered Inspur
@@ -27,11 +28,14 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def run(cluster, ranks, strategy, k, write, read, floor):
-    return {"cluster": cluster, "placement": "scatter:seed=1", "pattern": "cube",
-            "ranks": str(ranks), "strategy": strategy, "aggs_per_host": k,
-            "write_s": str(write), "read_s": str(read), "io_floor_s": floor,
-            "buffer_wrong": "0", "file_wrong": "0"}
+def run(cluster, ranks, strategy, k, write, read, floor, hints=None):
+    r = {"cluster": cluster, "placement": "scatter:seed=1", "pattern": "cube",
+         "ranks": str(ranks), "strategy": strategy, "aggs_per_host": k,
+         "write_s": str(write), "read_s": str(read), "io_floor_s": floor,
+         "buffer_wrong": "0", "file_wrong": "0"}
+    if hints:  # bench/smpi/run --hint
+        r["hints"] = hints
+    return r
 
 
 def summary(src, tacio, *files):
@@ -93,6 +97,20 @@ def main():
             "inspur-scatter-cube-512", {})
         check(c512.get("auto_vs_romio") == "0.800", f"the later auto run replaces: {c512}")
         check("auto_never_loses=2/2" in out, f"after the replacement: {out}")
+        # a run with --hint is a choice of its own (never romio's baseline),
+        # and a goal job without auto's run still gets its write goal
+        hinted = os.path.join(work, "hinted.jsonl")
+        with open(hinted, "w") as f:
+            for r in (run("inspur", 512, "romio", 1, 2.0, 2.0, 0.4),
+                      run("inspur", 512, "romio", 1, 1.4, 1.4, 0.4,
+                          ["tacio_node_aggregation=enable"])):
+                f.write(json.dumps(r) + "\n")
+        rc, out, err = summary(src, tacio, hinted)
+        g = {l["job"]: l for l in lines_of(out, "paper_write_goal ")}.get(
+            "inspur-scatter-cube-512", {})
+        check(not lines_of(out, "paper_job=") and g.get("best_write_vs_romio") == "0.700"
+              and g.get("strategy") == "romio+tacio_node_aggregation=enable@1"
+              and g.get("met") == "yes", f"a hinted run, no auto: {out} {err}")
         with open(second, "a") as f:
             f.write("{}\n")
         rc, out, err = summary(src, tacio, second)

@@ -76,6 +76,42 @@ nodata_case() { # NP PATTERN N STRATEGY HINT (the full-data line stays in $full)
 nodata_case 64 cube 48 tatp 'cb_config_list=*:1'
 nodata_case 36 btio8 24 romio 'cb_config_list=*:2'
 nodata_case 36 ior 32768 auto 'cb_config_list=*:1'
+# Intra-node aggregation data-free too (its host buffers are the backend's
+# scratch): the same times, and the hosts' leaders did gather.
+nodata_case 36 btio8 24 romio 'cb_config_list=*:1,tacio_node_aggregation=enable'
+grep -q "node_aggregated=1" <<<"$full" && passed=$((passed + 1)) || ko "btio8 node aggregation: $full"
+# Free memory per host from the platform (tacio platform --memory: each
+# host's property tacio_mem_free), which every simulated host would
+# otherwise read from this machine: mccio sizes each aggregator's window by
+# its host's memory, below cb_buffer_size. The data is checked (windows of
+# different sizes, several rounds), and the engine's plan is the planner's
+# for the same memory: its aggregators and its largest window (mccio's
+# leaves follow the data, which the engine plans from a summary of, so
+# hop-bytes may differ by a few pieces).
+memory_case() {
+    local np=64 mem=normal:mean=32k,sd=16k,seed=3 dir="$work/mem" line want got
+    local hint="cb_buffer_size=1048576,tacio_mem_min=8192,tacio_aggs_per_host=1"
+    "$tacio" platform --topology "$topo" --procs "$np" --placement scatter:seed=2 \
+        --memory "$mem" --out "$dir" >/dev/null || { ko "tacio platform --memory"; return; }
+    rm -f "$work/data.bin"
+    line=$(TACIO_HINTS="tacio_topology=$topo,$hint" smpirun -np "$np" -platform "$dir/platform.xml" \
+        -hostfile "$dir/hostfile" --cfg=smpi/privatization:dlopen \
+        --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi --cfg=network/weight-S:0 \
+        "$work/smpibench" "$work/data.bin" cube 48 mccio 2>&1 | grep '^pattern=')
+    echo "$line"
+    grep -q "buffer_wrong=0 file_wrong=0" <<<"$line" || { ko "mccio memory: wrong data: $line"; return; }
+    # its FDs (under 300 KB) fit one window of cb_buffer_size: more rounds
+    # only if the engine took the plan's smaller windows
+    grep -q "rounds=1 " <<<"$line" && { ko "mccio memory: one round, cb_buffer_size's"; return; }
+    got="$(grep -o 'naggs=[0-9]*' <<<"$line") $(grep -o 'buffer_bytes=[0-9]*' <<<"$line")"
+    want=$("$tacio" plan --pattern cube:n=48 --procs "$np" --topology "$topo" \
+        --placement scatter:seed=2 --strategy mccio --memory "$mem" $(sed 's/^/--hint /; s/,/ --hint /g' <<<"$hint") --json |
+        python3 -c 'import json, sys; d = json.load(sys.stdin)
+assert d["max_agg_mem"] < 1048576, "no window below cb_buffer_size"
+print("naggs=%d buffer_bytes=%d" % (d["naggs"], d["max_agg_mem"]))')
+    [ "$got" = "$want" ] && passed=$((passed + 1)) || ko "mccio memory: engine $got, planner $want"
+}
+memory_case
 # Pipelined rounds (several windows of cb_buffer_size): each window's I/O
 # runs on a helper actor of the host (src/exec/backend/simgrid.c), so the
 # disk's time overlaps the next round's exchange, as the helper thread's
