@@ -20,6 +20,12 @@ Writes, each as PNG and SVG, the charts its inputs have numbers for:
   aggs_per_host   MiB/s and hop-bytes against aggregators per host (fig. 13)
   memory          bytes staged by the busiest aggregator (memory-conscious
                   collective I/O)
+  memory_budget   MiB/s and memory per aggregator against the aggregation
+                  budget, ROMIO against mccio (the memory-conscious paper's
+                  figs. 6-8; bench/smpi --paper --memory)
+  ordered         lustre's collection (by rank) against tsujita's ordered
+                  one (by host), MiB/s per job and aggregators per host
+                  (Tsujita et al.)
   link_load-N     the plan's link loads drawn on the tree, one per plan
 Every drawn bar, segment, line and edge carries its numbers in its SVG id
 ("chart|series|x|value"), so a test can check a chart against its inputs.
@@ -41,6 +47,7 @@ class Inputs:
 
     def __init__(self):
         self.runs, self.plans, self.skipped = [], [], 0
+        self.experiments = []  # bench/smpi runs of an experiment of their own (--memory)
 
     def read(self, path):
         label = os.path.splitext(os.path.basename(path))[0]
@@ -101,9 +108,11 @@ class Inputs:
                           (("cluster", "inspur"), ("placement", "scatter:seed=1"))
                           if b.get(key, default) != default)
         job = f"{b.get('pattern', '?')} {b.get('ranks', '?')}{machine}"
+        # a run with hints (bench/smpi --hint) is a choice of its own
+        strategy = b["strategy"] + "".join(f"+{h}" for h in b.get("hints", []))
         for op in ("write", "read"):
             # a line against rank count is one pattern on one machine
-            run = dict(strategy=b["strategy"], job=job, op=op, procs=int(b["ranks"]),
+            run = dict(strategy=strategy, job=job, op=op, procs=int(b["ranks"]),
                        pattern=f"{b.get('pattern')}{machine}",
                        seconds=float(b[f"{op}_s"]), hop_bytes=int(b["hop_bytes"]),
                        max_link_load=int(b["max_link_load"]),
@@ -113,7 +122,12 @@ class Inputs:
                     run[k] = int(b[k])
             if all(f"{op}_{k}" in b for k in STAGES):
                 run["stages"] = [float(b[f"{op}_{k}"]) for k in STAGES]
-            self.runs.append(run)
+            if b.get("experiment"):
+                run.update(experiment=b["experiment"], base=b["strategy"],
+                           budget=int(b.get("budget", 0)))
+                self.experiments.append(run)
+            else:
+                self.runs.append(run)
 
 
 def ordered(values):
@@ -148,7 +162,7 @@ def grouped_bars(ax, chart, table, jobs, strategies, scale=1.0):
             tag(bar, chart, s, job, v)
     ax.set_xticks([g + 0.4 - width / 2 for g in range(len(jobs))], jobs, rotation=15,
                   ha="right")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # clear of the bars
 
 
 def first_by(runs, key, pick):
@@ -303,6 +317,59 @@ def chart_aggs_per_host(plt, inputs, out, written):
     save(fig, out, "aggs_per_host", written)
 
 
+def chart_memory_budget(plt, inputs, out, written):
+    """The memory-conscious paper's figs. 6-8: per strategy and direction,
+    MiB/s and the memory its busiest aggregator held, against the budget;
+    at each budget the strategy's fastest run (of its aggregators per host)."""
+    runs = [r for r in inputs.experiments if r["experiment"] == "memory" and mib_per_s(r)]
+    if len(ordered(r["budget"] for r in runs)) < 2:
+        return
+    best = {}
+    for r in runs:
+        key = (r["base"], r["op"], r["budget"])
+        if key not in best or mib_per_s(r) > mib_per_s(best[key]):
+            best[key] = r
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for i, s in enumerate(ordered(r["base"] for r in runs)):
+        for op, style in (("write", "-"), ("read", "--")):
+            pts = {b / 2**20: r for (s2, o, b), r in best.items() if s2 == s and o == op}
+            xs = sorted(pts)
+            panels = [(left, "MiB/s", f"{s} {op}", [mib_per_s(pts[x]) for x in xs])]
+            if op == "write":  # the write's plan: its busiest aggregator's window
+                panels.append((right, "memory", s, [pts[x]["buffer_bytes"] / 2**20 for x in xs]))
+            for ax, name, label, ys in panels:
+                (line,) = ax.plot(xs, ys, style, marker="o", color=f"C{i}", label=label)
+                tag(line, f"memory_budget {name}", label, ",".join(f"{x:g}" for x in xs),
+                    ",".join(f"{y:.3f}" for y in ys))
+    left.set_ylabel("MiB/s")
+    right.set_ylabel("MiB held by the busiest aggregator")
+    for ax in (left, right):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("aggregation budget per process (MiB)")
+        ax.legend(fontsize=7)
+    fig.suptitle("Collective I/O under a memory budget (memory-conscious collective I/O)")
+    save(fig, out, "memory_budget", written)
+
+
+def chart_ordered(plt, inputs, out, written):
+    """Tsujita et al.: the same stripe FDs collected in rank order (lustre)
+    and in host order (tsujita), MiB/s per job, direction and aggregators
+    per host, where both ran."""
+    runs = [r for r in inputs.runs if r["strategy"] in ("lustre", "tsujita") and mib_per_s(r)]
+    key = lambda r: f"{r['job']} {r['op']} K={r.get('aggs_per_host', 1)}"
+    both = [k for k in ordered(key(r) for r in runs)
+            if {r["strategy"] for r in runs if key(r) == k} == {"lustre", "tsujita"}]
+    if not both:
+        return
+    table = first_by([r for r in runs if key(r) in both], lambda r: (key(r), r["strategy"]),
+                     mib_per_s)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    grouped_bars(ax, "ordered", table, both, ["lustre", "tsujita"])
+    ax.set_ylabel("MiB/s")
+    ax.set_title("Collection in rank order (lustre) against host order (tsujita)")
+    save(fig, out, "ordered", written)
+
+
 def tree_layout(links):
     """Positions for the loaded part of the tree: leaves spread in depth-first
     order, each switch above the middle of its children, the root on top."""
@@ -362,7 +429,7 @@ def chart_link_load(plt, inputs, out, written):
 
 
 CHARTS = [chart_hop_bytes, chart_shuffle, chart_stages, chart_bandwidth, chart_aggs_per_host,
-          chart_memory, chart_link_load]
+          chart_memory, chart_memory_budget, chart_ordered, chart_link_load]
 
 
 def main():
@@ -386,7 +453,7 @@ def main():
             sys.exit(f"tacio report: {path}: {e}")
         except (KeyError, ValueError) as e:
             sys.exit(f"tacio report: {path}: a record lacks or garbles {e}")
-    if not inputs.runs:
+    if not inputs.runs and not inputs.experiments:
         sys.exit("tacio report: no TACIO_STATS lines, plans or bench results in the input")
     os.makedirs(args.out, exist_ok=True)
     written = []

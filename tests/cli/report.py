@@ -203,6 +203,60 @@ def test_link_load(out, plans):
                      f"{path}: edge widths")
 
 
+def write_experiments(work):
+    """bench/smpi --paper --memory's runs (two budgets, romio and mccio) and
+    a job run with lustre and tsujita (Tsujita et al.)."""
+    path = os.path.join(work, "experiments.jsonl")
+    with open(path, "w") as f:
+        for budget, s, k, ws, mem in ((4, "romio", 1, 2.0, 4), (4, "mccio", 1, 2.5, 7),
+                                      (4, "mccio", 2, 3.5, 5),  # slower: not drawn
+                                      (16, "romio", 1, 1.6, 16), (16, "mccio", 1, 1.2, 30)):
+            f.write(json.dumps({
+                "cluster": "inspur", "placement": "scatter:seed=1", "pattern": "cube",
+                "ranks": "120", "strategy": s, "aggs_per_host": k, "naggs": "10",
+                "bytes": str(64 << 30), "write_s": str(ws), "read_s": str(ws * 2),
+                "hop_bytes": "100", "max_link_load": "10", "buffer_bytes": str(mem << 20),
+                "hints": [f"cb_buffer_size={budget << 20}"], "experiment": "memory",
+                "budget": budget << 20}) + "\n")
+    ordered = os.path.join(work, "ordered.txt")
+    with open(ordered, "w") as f:
+        for s, k, ws in (("lustre", 1, 16.0), ("tsujita", 1, 18.0), ("lustre", 4, 15.0)):
+            f.write(f"cluster=inspur placement=scatter:seed=1 pattern=cube ranks=64 "
+                    f"aggs_per_host={k} strategy={s} naggs=6 write_s={ws} read_s={ws} "
+                    f"hop_bytes=100 max_link_load=10 bytes={64 << 30} buffer_bytes=1 "
+                    f"verified=yes\n")
+    return path, ordered
+
+
+def test_experiments(tacio, work):
+    """memory_budget: MiB/s and memory against the budget (each budget's
+    fastest run of a strategy); ordered: lustre
+    and tsujita side by side where both ran; the experiment's runs stay out
+    of the other charts."""
+    memory, ordered = write_experiments(work)
+    out = os.path.join(work, "experiments")
+    r = subprocess.run([tacio, "report", memory, ordered, "--out", out],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, f"tacio report (experiments) failed: {r.stderr}")
+    items = svg_items(os.path.join(out, "memory_budget.svg")) if r.returncode == 0 else {}
+    want = {"MiB/s|romio write": [64 * 1024 / 2.0, 64 * 1024 / 1.6],
+            "MiB/s|mccio read": [64 * 1024 / 5.0, 64 * 1024 / 2.4],
+            "memory|mccio": [7, 30], "memory|romio": [4, 16]}
+    for key, ys in want.items():
+        gid = [g for g in items if g.startswith(f"memory_budget {key}|4,16|")]
+        check(len(gid) == 1 and all(abs(float(y) - w) < 1e-3 for y, w in
+                                    zip(gid[0].split("|")[3].split(","), ys)) if gid else False,
+              f"memory_budget {key}: {gid}, want {ys}")
+    bars = svg_items(os.path.join(out, "ordered.svg")) if r.returncode == 0 else {}
+    got = {g for g in bars if g.startswith("ordered|")}
+    want = {f"ordered|{s}|cube 64 {op} K=1|{64 * 1024 / ws}"
+            for s, ws in (("lustre", 16.0), ("tsujita", 18.0)) for op in ("write", "read")}
+    check(got == want, f"ordered bars (K=4 has lustre alone): {sorted(got)} != {sorted(want)}")
+    hop = svg_items(os.path.join(out, "hop_bytes.svg")) if r.returncode == 0 else {}
+    check(hop and not [g for g in hop if "cube 120" in g],
+          f"the memory experiment kept out of hop_bytes: {sorted(hop)}")
+
+
 def test_errors(tacio, work):
     r = subprocess.run([tacio, "report", os.path.join(work, "nope"), "--out", work],
                        capture_output=True, text=True)
@@ -241,6 +295,7 @@ def main():
             test_shuffle(out, runs)
             test_aggs_per_host(out)
             test_link_load(out, plans)
+        test_experiments(tacio, work)
         test_errors(tacio, work)
     print(f"report: {len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
