@@ -217,13 +217,13 @@ int main(int argc, char **argv)
         printf("pattern=%s ranks=%d strategy=%s naggs=%d bytes=%lld write_s=%.6f read_s=%.6f "
                "write_shuffle_s=%.6f read_shuffle_s=%.6f write_io_s=%.6f hop_bytes=%lld "
                "max_link_load=%lld rounds=%d steps=%d node_aggregated=%d buffer_bytes=%lld "
-               "buffer_wrong=%lld file_wrong=%lld "
+               "meta_bytes=%lld buffer_wrong=%lld file_wrong=%lld "
                "data=%s",
                pat.name, pat.np, strategy, (int)ws.naggs, (long long)ws.bytes, tw, tr,
                ws.st4_shuffle, rs.st4_shuffle, ws.st5_io, (long long)ws.hop_bytes,
                (long long)ws.max_link_load, (int)ws.rounds, (int)ws.steps, (int)ws.node_aggregated,
-               (long long)ws.buffer_bytes, (long long)all[0], (long long)all[1],
-               nodata ? "coverage" : "full");
+               (long long)ws.buffer_bytes, (long long)ws.meta_bytes, (long long)all[0],
+               (long long)all[1], nodata ? "coverage" : "full");
     if (pat.rank == 0) /* the same line: each stage's slowest rank */
         printf(" write_st1=%.6f write_st2=%.6f write_st3=%.6f write_st4=%.6f write_st5=%.6f "
                "read_st1=%.6f read_st2=%.6f read_st3=%.6f read_st4=%.6f read_st5=%.6f\n",

@@ -40,8 +40,8 @@ void backend_helper_join(struct backend_helper *h);
  * trip and writes into one stripe from several clients contend. */
 bool backend_page_cache(int fd);
 /* Bytes of memory this rank's host has free (MemAvailable; under SimGrid
- * the platform's own figure for the host where it gives one), or -1 when
- * unknown. */
+ * the platform's own figure for the host, tacio platform --memory), or -1
+ * when unknown (a simulated host without that figure). */
 int64_t backend_mem_available(void);
 
 /* Whether payload bytes move. Always on a real machine. A simulation may

@@ -6,7 +6,15 @@
 #define ROW_CAP 8    /* row entries that ride in the fixed-size gather */
 #define CHUNK_FDS 64 /* FDs per broadcast */
 
-enum { CMD_ROWS = 1, CMD_ROWS_FULL, CMD_DONE, CMD_NO_PLAN, CMD_FAILED, CMD_INDEPENDENT };
+enum {
+    CMD_ROWS = 1,
+    CMD_ROWS_FULL,
+    CMD_SUMMARY, /* the byte quantiles, for a strategy that asked (auto) */
+    CMD_DONE,
+    CMD_NO_PLAN,
+    CMD_FAILED,
+    CMD_INDEPENDENT
+};
 
 /* The summary's first word: this rank failed; it has a run of touching
  * pieces below the file's min_piece (so collective buffering may pay). */
@@ -239,6 +247,8 @@ static int rows_from_ranks(const struct plan_ctx *ctx, const struct partition *p
     return gather_rows(c, part, out);
 }
 
+static int64_t *gather_summary(struct call *c, int local, int k);
+
 /* The other ranks: answer rank 0's requests until it sends anything else. */
 static void serve_rows(struct call *c, struct order *o)
 {
@@ -246,6 +256,10 @@ static void serve_rows(struct call *c, struct order *o)
         order_bcast(c, o, NULL, 4);
         if (o->cmd == CMD_ROWS_FULL) {
             rows_full(c, 0, NULL, NULL, NULL);
+            continue;
+        }
+        if (o->cmd == CMD_SUMMARY) {
+            gather_summary(c, c->plan_rc, SUMMARY_RUNS);
             continue;
         }
         if (o->cmd != CMD_ROWS)
@@ -472,6 +486,25 @@ static int summary_pattern(const struct call *c, int64_t *all, int words,
     return rc;
 }
 
+/* Every rank's summary of k runs, gathered on rank 0 (returned there;
+ * NULL elsewhere, or when rank 0 is out of memory, noted). */
+static int64_t *gather_summary(struct call *c, int local, int k)
+{
+    int words = SUMMARY_HEAD + 3 * k;
+    int64_t mine[SUMMARY_WORDS];
+    summarize(c, local, k, mine);
+    bool root = c->f->rank == 0;
+    int64_t *all = root ? malloc(sizeof(int64_t) * (size_t)words * (size_t)c->f->nprocs) : NULL;
+    if (root && !all)
+        note_failure(c, tacio_fail(TACIO_ENOMEM, "out of memory for the plan input"));
+    static int64_t sink[SUMMARY_WORDS];
+    MPI_Gather(mine, words, MPI_INT64_T, all ? all : sink, all ? words : 0, MPI_INT64_T, 0,
+               c->f->comm);
+    if (all)
+        meta_add(c, 8 * (int64_t)words * c->f->nprocs);
+    return all;
+}
+
 /* Rank 0: every rank's summary is sound and their hints agree. */
 static int check_summaries(struct call *c, int64_t *all, int words)
 {
@@ -489,6 +522,40 @@ static int check_summaries(struct call *c, int64_t *all, int words)
     return 0;
 }
 
+/* Rank 0, for a strategy that reads the byte distribution only when it
+ * pays (auto): asks it whether, on the spans gathered (*all), and if so
+ * gathers every rank's quantiles (CMD_SUMMARY), which replace the spans in
+ * *all and *words; *quantiles is theirs to free. */
+static int ask_distribution(struct call *c, int64_t **all, int *words, int64_t **quantiles)
+{
+    const struct tacio_strategy *st = strategy_find(c->f->hints.core.strategy);
+    if (!st || !st->wants_distribution)
+        return 0;
+    struct tacio_pattern *pat = NULL;
+    int rc = summary_pattern(c, *all, *words, &pat);
+    struct plan_ctx ctx = {pat, c->f->topo, &c->f->hints.core, 0, 0, NULL, NULL, 1};
+    bool want = false;
+    if (!rc)
+        pattern_range(pat, &ctx.lo, &ctx.hi);
+    int p = c->f->nprocs, hops = 1;
+    while ((1 << hops) < p && hops < 30)
+        hops++;
+    int64_t bytes = 8 * (int64_t)SUMMARY_WORDS * p + (int64_t)sizeof(struct order) * hops;
+    if (!rc && ctx.lo < ctx.hi)
+        rc = st->wants_distribution(&ctx, bytes, &want);
+    tacio_pattern_free(pat);
+    if (rc || !want)
+        return rc;
+    struct order o = {.cmd = CMD_SUMMARY};
+    order_bcast(c, &o, NULL, 4);
+    *quantiles = gather_summary(c, 0, SUMMARY_RUNS);
+    if (!*quantiles)
+        return c->plan_rc;
+    *all = *quantiles;
+    *words = SUMMARY_WORDS;
+    return 0;
+}
+
 static int plan_on_root(struct call *c, int64_t *all, int words)
 {
     struct tacio_file *f = c->f;
@@ -497,8 +564,11 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
         rc = decide_independent(c, all, words);
     if (rc || c->s->independent)
         return note_failure(c, rc);
+    int64_t *quantiles = NULL;
+    rc = note_failure(c, ask_distribution(c, &all, &words, &quantiles));
     struct tacio_pattern *pat = NULL;
-    rc = note_failure(c, summary_pattern(c, all, words, &pat));
+    if (!rc)
+        rc = note_failure(c, summary_pattern(c, all, words, &pat));
     struct plan_ctx ctx = {pat, f->topo, &f->hints.core, 0, 0, rows_from_ranks, c, 1};
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);
@@ -512,6 +582,7 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
             c->s->nsenders[j] = (int)(plan->comm.col_ptr[j + 1] - plan->comm.col_ptr[j]);
     }
     tacio_pattern_free(pat);
+    free(quantiles);
     return note_failure(c, rc);
 }
 
@@ -627,19 +698,11 @@ int plan_call(struct call *c, int local)
 {
     const struct tacio_strategy *st = strategy_find(c->f->hints.core.strategy);
     int k = st && st->reads_distribution ? SUMMARY_RUNS : 1, words = SUMMARY_HEAD + 3 * k;
-    int64_t mine[SUMMARY_WORDS];
     note_failure(c, local);
-    summarize(c, local, k, mine);
+    int64_t *all = gather_summary(c, local, k);
     bool root = c->f->rank == 0;
-    int64_t *all = root ? malloc(sizeof(int64_t) * (size_t)words * (size_t)c->f->nprocs) : NULL;
-    if (root && !all)
-        note_failure(c, tacio_fail(TACIO_ENOMEM, "out of memory for the plan input"));
-    static int64_t sink[SUMMARY_WORDS];
-    MPI_Gather(mine, words, MPI_INT64_T, all ? all : sink, all ? words : 0, MPI_INT64_T, 0,
-               c->f->comm);
     int cmd;
     if (root) {
-        meta_add(c, 8 * (int64_t)words * c->f->nprocs);
         int rc = all ? plan_on_root(c, all, words) : c->plan_rc;
         cmd = send_outcome(c, rc);
     } else {

@@ -3,7 +3,9 @@
  * Rank 0 gathers each rank's status, hints digest and span (or, for
  * strategies that read the byte distribution, SUMMARY_RUNS byte quantiles of
  * its access) in one fixed-size gather, decides between independent I/O and
- * collective buffering, and runs the planning core on that summary. Whenever
+ * collective buffering, and runs the planning core on that summary. A
+ * strategy that reads the distribution only when it pays (auto) is asked,
+ * on the spans, whether to gather the quantiles too (CMD_SUMMARY). Whenever
  * the core needs C for a partition, rank 0 broadcasts the partition and
  * every rank answers with its own exact row, in the same fixed-size way
  * when rows are short. The last broadcast carries the plan, or says there is

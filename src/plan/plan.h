@@ -136,6 +136,12 @@ struct tacio_strategy {
     /* The partition reads how bytes spread over the file (pattern prefix
      * sums over all ranks), not only the ranks' spans. */
     bool reads_distribution;
+    /* Under the engine (src/exec/cplan.c), for a strategy that reads the
+     * distribution only when it pays (auto): given the plan input built
+     * from the ranks' spans alone (ctx, comm_of NULL), whether to ask them
+     * for their byte quantiles too, a second gather bringing bytes_to_root
+     * to rank 0 in log2 p steps. NULL: reads_distribution decides. */
+    int (*wants_distribution)(const struct plan_ctx *ctx, int64_t bytes_to_root, bool *out);
     /* assign does not read C (a rank list, a layout): the planner need not
      * hold C, only stream it through the metrics */
     bool assigns_without_comm;

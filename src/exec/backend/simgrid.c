@@ -157,8 +157,9 @@ int64_t backend_pread(int fd, char *buf, int64_t len, int64_t off)
 int64_t backend_mem_available(void)
 {
     const char *v = sg_host_get_property_value(sg_host_self(), "tacio_mem_free");
-    if (!v)
-        return posix_mem_available();
+    if (!v) /* unknown: this machine's free memory, which moves while the
+               simulation runs, would make two runs of one job plan apart */
+        return -1;
     char *end;
     long long bytes = strtoll(v, &end, 10);
     return end != v && *end == '\0' && bytes >= 0 ? (int64_t)bytes : -1;
