@@ -523,37 +523,32 @@ static int check_summaries(struct call *c, int64_t *all, int words)
 }
 
 /* Rank 0, for a strategy that reads the byte distribution only when it
- * pays (auto): asks it whether, on the spans gathered (*all), and if so
- * gathers every rank's quantiles (CMD_SUMMARY), which replace the spans in
- * *all and *words; *quantiles is theirs to free. */
-static int ask_distribution(struct call *c, int64_t **all, int *words, int64_t **quantiles)
+ * pays (auto): asks it whether, on *pat (built from the spans), and if so
+ * gathers every rank's quantiles (CMD_SUMMARY), whose pattern replaces
+ * *pat. */
+static int ask_distribution(struct call *c, struct tacio_pattern **pat)
 {
     const struct tacio_strategy *st = strategy_find(c->f->hints.core.strategy);
     if (!st || !st->wants_distribution)
         return 0;
-    struct tacio_pattern *pat = NULL;
-    int rc = summary_pattern(c, *all, *words, &pat);
-    struct plan_ctx ctx = {pat, c->f->topo, &c->f->hints.core, 0, 0, NULL, NULL, 1};
+    struct plan_ctx ctx = {*pat, c->f->topo, &c->f->hints.core, 0, 0, NULL, NULL, 1};
+    pattern_range(*pat, &ctx.lo, &ctx.hi);
     bool want = false;
-    if (!rc)
-        pattern_range(pat, &ctx.lo, &ctx.hi);
-    int p = c->f->nprocs, hops = 1;
-    while ((1 << hops) < p && hops < 30)
-        hops++;
-    int64_t bytes = 8 * (int64_t)SUMMARY_WORDS * p + (int64_t)sizeof(struct order) * hops;
-    if (!rc && ctx.lo < ctx.hi)
-        rc = st->wants_distribution(&ctx, bytes, &want);
-    tacio_pattern_free(pat);
+    int64_t gather = 8 * (int64_t)SUMMARY_WORDS * c->f->nprocs;
+    int rc =
+        ctx.lo < ctx.hi ? st->wants_distribution(&ctx, sizeof(struct order), gather, &want) : 0;
     if (rc || !want)
         return rc;
     struct order o = {.cmd = CMD_SUMMARY};
     order_bcast(c, &o, NULL, 4);
-    *quantiles = gather_summary(c, 0, SUMMARY_RUNS);
-    if (!*quantiles)
+    int64_t *quantiles = gather_summary(c, 0, SUMMARY_RUNS);
+    if (!quantiles)
         return c->plan_rc;
-    *all = *quantiles;
-    *words = SUMMARY_WORDS;
-    return 0;
+    tacio_pattern_free(*pat);
+    *pat = NULL;
+    rc = summary_pattern(c, quantiles, SUMMARY_WORDS, pat);
+    free(quantiles);
+    return rc;
 }
 
 static int plan_on_root(struct call *c, int64_t *all, int words)
@@ -564,11 +559,10 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
         rc = decide_independent(c, all, words);
     if (rc || c->s->independent)
         return note_failure(c, rc);
-    int64_t *quantiles = NULL;
-    rc = note_failure(c, ask_distribution(c, &all, &words, &quantiles));
     struct tacio_pattern *pat = NULL;
+    rc = note_failure(c, summary_pattern(c, all, words, &pat));
     if (!rc)
-        rc = note_failure(c, summary_pattern(c, all, words, &pat));
+        rc = note_failure(c, ask_distribution(c, &pat));
     struct plan_ctx ctx = {pat, f->topo, &f->hints.core, 0, 0, rows_from_ranks, c, 1};
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);
@@ -582,7 +576,6 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
             c->s->nsenders[j] = (int)(plan->comm.col_ptr[j + 1] - plan->comm.col_ptr[j]);
     }
     tacio_pattern_free(pat);
-    free(quantiles);
     return note_failure(c, rc);
 }
 

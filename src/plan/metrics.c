@@ -219,6 +219,11 @@ static int step_fanin(const struct tacio_topo *t, const struct tacio_plan *plan,
     return rc;
 }
 
+double collective_hops(int nprocs)
+{
+    return ceil(log2((double)max64(2, nprocs)));
+}
+
 /* The busiest link's time: hosts' own links at bw_link, links between
  * switches at bw_uplink (unset: bw_link). Without a tree, all off-node bytes
  * through one link. */
@@ -298,7 +303,7 @@ static double model_seconds(const struct tacio_topo *t, const struct tacio_hints
     io = max2(max2(io, host), fs);
     double lo = shuffle < io ? shuffle : io;
     double data = rounds > 1 ? max2(shuffle, io) + lo / rounds : shuffle + io;
-    double hops = ceil(log2((double)max64(2, t->nprocs)));
+    double hops = collective_hops(t->nprocs);
     double agreements = (rounds + 2) * hops * h->latency;
     double plan_bcast =
         (ceil(plan->part.n / 64.0) * h->latency + 56.0 * plan->part.n / h->bw_link) * hops;

@@ -139,9 +139,11 @@ struct tacio_strategy {
     /* Under the engine (src/exec/cplan.c), for a strategy that reads the
      * distribution only when it pays (auto): given the plan input built
      * from the ranks' spans alone (ctx, comm_of NULL), whether to ask them
-     * for their byte quantiles too, a second gather bringing bytes_to_root
-     * to rank 0 in log2 p steps. NULL: reads_distribution decides. */
-    int (*wants_distribution)(const struct plan_ctx *ctx, int64_t bytes_to_root, bool *out);
+     * for their byte quantiles too: an order of order_bytes broadcast, then
+     * a gather bringing gather_bytes to rank 0. NULL: reads_distribution
+     * decides. */
+    int (*wants_distribution)(const struct plan_ctx *ctx, int64_t order_bytes, int64_t gather_bytes,
+                              bool *out);
     /* assign does not read C (a rank list, a layout): the planner need not
      * hold C, only stream it through the metrics */
     bool assigns_without_comm;
@@ -262,6 +264,9 @@ int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tac
 /* The same metrics from the pattern's rows, host by host, without holding
  * C; *nnz is C's entry count. */
 int metrics_stream(const struct plan_ctx *ctx, struct tacio_plan *plan, int64_t *nnz);
+/* The steps of a tree collective (a gather, a broadcast) over nprocs
+ * ranks, as the model charges them: ceil(log2 p), at least 1. */
+double collective_hops(int nprocs);
 
 /* the pipeline with an explicit strategy (auto runs it per candidate) */
 int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct tacio_plan **out);

@@ -5,23 +5,8 @@
 
 #include <errno.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-/* This machine's MemAvailable in bytes, or -1. */
-static inline int64_t posix_mem_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    long long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb < 0 ? -1 : (int64_t)kb * 1024;
-}
 
 static inline int posix_pwrite_all(int fd, const char *buf, int64_t len, int64_t off)
 {

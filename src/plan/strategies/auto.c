@@ -14,7 +14,6 @@
  * otherwise the candidates are rated on the ranks' spans. */
 #include "../strategy.h"
 
-#include <math.h>
 #include <string.h>
 
 static const int per_host[] = {1, 2, 4};
@@ -70,8 +69,8 @@ static int best_candidate(const struct plan_ctx *ctx, struct tacio_plan **out,
 }
 
 /* Whether to ask the ranks for their byte quantiles: when the asking (an
- * order down and a gather up, log2 p latencies each, and bytes_to_root over
- * a host's link) costs at most AUTO_MARGIN of romio's plan at one
+ * order down log2 p hops and a gather up, a latency a hop, and their bytes
+ * over a host's link) costs at most AUTO_MARGIN of romio's plan at one
  * aggregator per host, as the model rates both on the spans in ctx. Then
  * auto, choosing romio after asking, stays within the margin of romio's
  * time, and a gain the quantiles reveal (auto acts on none below the
@@ -84,14 +83,16 @@ static int best_candidate(const struct plan_ctx *ctx, struct tacio_plan **out,
  * ms (simulated: 0.25 ms); IOR's segments at 64 ranks: 0.18 ms, 5.0%
  * (simulated: 0.06 ms), asked, and the quantiles took auto from romio's
  * plan (1.51x the best) to within 2.3% of it. */
-static int auto_wants_distribution(const struct plan_ctx *ctx, int64_t bytes_to_root, bool *out)
+static int auto_wants_distribution(const struct plan_ctx *ctx, int64_t order_bytes,
+                                   int64_t gather_bytes, bool *out)
 {
     struct tacio_plan *romio;
     int rc = run_candidate(ctx, strategy_find("romio"), 1, &romio);
     if (rc)
         return rc;
-    double hops = ceil(log2((double)(ctx->pat->nprocs > 2 ? ctx->pat->nprocs : 2)));
-    double ask = 2 * hops * ctx->h->latency + (double)bytes_to_root / ctx->h->bw_link;
+    double hops = collective_hops(ctx->pat->nprocs);
+    double ask = 2 * hops * ctx->h->latency +
+                 ((double)order_bytes * hops + (double)gather_bytes) / ctx->h->bw_link;
     *out = ask <= AUTO_MARGIN * romio->m.model_seconds;
     tacio_plan_free(romio);
     return 0;
