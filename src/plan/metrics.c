@@ -224,11 +224,8 @@ double collective_hops(int nprocs)
     return ceil(log2((double)max64(2, nprocs)));
 }
 
-/* The busiest link's time: hosts' own links at bw_link, links between
- * switches at bw_uplink (unset: bw_link). Without a tree, all off-node bytes
- * through one link. */
-static double link_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
-                           const struct tacio_plan *plan)
+double plan_link_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
+                         const struct tacio_plan *plan)
 {
     if (!plan->link_up)
         return (double)plan->m.offnode_bytes / h->bw_link;
@@ -293,7 +290,7 @@ static double model_seconds(const struct tacio_topo *t, const struct tacio_hints
                             const struct tacio_plan *plan, const struct model_in *in)
 {
     const struct metrics *m = &plan->m;
-    double net = link_seconds(t, h, plan), nic = (double)in->max_nic / h->bw_link;
+    double net = plan_link_seconds(t, h, plan), nic = (double)in->max_nic / h->bw_link;
     double copy = (double)in->max_copy / h->bw_copy;
     double rounds = (double)max64(1, m->rounds);
     double shuffle = max2(max2(net, nic), copy) + round_tails(h, plan, rounds);

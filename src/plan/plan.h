@@ -264,6 +264,11 @@ int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tac
 /* The same metrics from the pattern's rows, host by host, without holding
  * C; *nnz is C's entry count. */
 int metrics_stream(const struct plan_ctx *ctx, struct tacio_plan *plan, int64_t *nnz);
+/* The busiest link's time: hosts' own links at bw_link, links between
+ * switches at bw_uplink (unset: bw_link). Without a tree, all off-node bytes
+ * through one link. */
+double plan_link_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
+                         const struct tacio_plan *plan);
 /* The steps of a tree collective (a gather, a broadcast) over nprocs
  * ranks, as the model charges them: ceil(log2 p), at least 1. */
 double collective_hops(int nprocs);

@@ -22,5 +22,9 @@ int assign_ranklist(const struct plan_ctx *ctx, struct partition *part, const st
 /* LAP over all ranks; the flow solver on trees, dense otherwise (tacio_solver). */
 int assign_lap(const struct plan_ctx *ctx, const struct comm *c, bool latp,
                struct tacio_plan *plan);
+/* bottleneck's: the cb_config_list ranks, FDs assigned to them so that the
+ * busiest link carries least (cuts plans its partitions with it). */
+int assign_bottleneck(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
+                      struct tacio_plan *plan);
 
 #endif

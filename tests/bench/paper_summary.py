@@ -79,6 +79,9 @@ def main():
               and g.get("met") == "yes", f"cube 512's write goal: {g}")
         link = g.get("link_bound_vs_romio", "none").split("@")
         check(len(link) == 2 and 0.4 < float(link[0]) < 0.75, f"the link bound: {g}")
+        part = g.get("partition_bound_vs_romio", "none").split("@")
+        check(len(part) == 2 and 0.3 < float(part[0]) < 0.75 and part[1] in ("1", "2", "4"),
+              f"the partition bound: {g}")
         # a romio write of 1.3 s: the link bound is above 0.8, the goal 5% above it
         fast = os.path.join(work, "fast.jsonl")
         with open(fast, "w") as f:

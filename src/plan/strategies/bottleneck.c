@@ -546,8 +546,8 @@ static int solve(struct bn *b, const int *list, int n, int *best_host, bool *opt
     return rc;
 }
 
-static int bottleneck_assign(const struct plan_ctx *ctx, struct partition *part,
-                             const struct comm *c, struct tacio_plan *plan)
+int assign_bottleneck(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
+                      struct tacio_plan *plan)
 {
     if (!topo_has_tree(ctx->topo)) { /* no links to balance: ROMIO's assignment */
         snprintf(plan->detail, sizeof plan->detail, "no tree (dist: topology): romio's assignment");
@@ -592,6 +592,6 @@ const struct tacio_strategy strategy_bottleneck = {
     .summary = "ROMIO's FDs and aggregators, assignment minimising the busiest link (hop-bytes "
                "break ties)",
     .partition = partition_romio,
-    .assign = bottleneck_assign,
+    .assign = assign_bottleneck,
     .auto_candidate = true,
 };
