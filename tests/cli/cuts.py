@@ -18,7 +18,8 @@ per case:
 Then a case where moving a boundary to where the holders change pays: two
 aggregators (cb_nodes=2, on hosts 0 and 1), host 0 holding the file's
 first third and host 1 the rest; ROMIO's even FDs send host 1's bytes of
-the first half to host 0, the moved boundary nothing.
+the first half to host 0, the moved boundary nothing; with a striping
+unit, every boundary on a stripe's edge.
 usage: cuts.py TACIO"""
 import itertools
 import json
@@ -142,6 +143,11 @@ def main():
               f"skewed: FDs {p['fds']}, want [0, 4) and [4, 12)")
         check(p["max_link_load"] == 0 and even["max_link_load"] > 0,
               f"skewed: busiest link {p['max_link_load']}, bottleneck's {even['max_link_load']}")
+        # with a striping unit every inner boundary lies on a stripe's edge
+        for unit in (3, 5):
+            fds = plan(args + ["--hint", f"striping_unit={unit}"], "cuts")["fds"]
+            check(all(fd["end"] % unit == 0 for fd in fds[:-1]) and fds[-1]["end"] == L,
+                  f"skewed, striping_unit={unit}: FDs {fds}")
     if failures:
         sys.exit(f"{failures} check(s) failed")
     print("cuts: ok")

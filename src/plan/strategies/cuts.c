@@ -7,6 +7,7 @@
  *   even+cut, bytes+cut  each boundary moved, within half an FD, to
  *             where the hosts holding the data change most (where one set
  *             of ranks' slab ends, a host's run of segments);
+ * every boundary on a stripe's edge when striping_unit is set;
  * assigns each as bottleneck does (the busiest link) and keeps the one the
  * cost model rates fastest. Its detail certifies the result: the busiest
  * link's seconds beside a lower bound over every partition of the file
@@ -255,6 +256,19 @@ static void cut_at_changes(const struct bins *bn, const struct tacio_topo *t,
     }
 }
 
+/* With striping_unit set, every inner boundary on a stripe's edge (the
+ * nearest; ROMIO's rule for its even FDs): an FD never shares a stripe,
+ * and so a storage target's lock, with its neighbour. */
+static void cut_on_stripes(int64_t unit, struct partition *part)
+{
+    for (int j = 0; unit > 0 && j + 1 < part->n; j++) {
+        struct fdom *a = &part->fd[j], *z = &part->fd[j + 1];
+        int64_t front = a->end % unit;
+        int64_t x = front < unit - front ? a->end - front : a->end + unit - front;
+        a->end = z->start = max64(a->start, min64(x, z->end));
+    }
+}
+
 enum { CUT_EVEN, CUT_BYTES, CUT_EVEN_MOVED, CUT_BYTES_MOVED, NCUTS };
 static const char *const cut_names[NCUTS] = {"even", "bytes", "even+cut", "bytes+cut"};
 
@@ -269,6 +283,7 @@ static int cut(const struct plan_ctx *ctx, const struct bins *bn, bool ok, int w
         cut_bytes(bn, out);
     if (which == CUT_EVEN_MOVED || which == CUT_BYTES_MOVED)
         cut_at_changes(bn, ctx->topo, out);
+    cut_on_stripes(ctx->h->striping_unit, out);
     return 0;
 }
 
