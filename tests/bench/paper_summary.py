@@ -4,7 +4,8 @@ lines' ratios (write + read against romio at one per host), the write goal
 (best write <= 0.8x romio's, or within 5% of the storage's bound where that
 is above 0.8), the summary's counts, a later run of a job's strategy at K
 per host replacing an earlier one, and a run with --hint counted as a
-choice of its own. No simulation: it needs no SimGrid.
+choice of its own, and the sweep's wall time from runs that carry it. No
+simulation: it needs no SimGrid.
 
 The write goal's link bound is the tacio command's (bottleneck's
 link_seconds_bound for cube 2000^3 at 512 ranks on the scattered Inspur
@@ -95,6 +96,17 @@ def main():
         bound = float(g.get("link_bound_vs_romio", "0@0").split("@")[0])
         check(bound > 0.8 and abs(float(g.get("goal", 0)) - 1.05 * bound) < 2e-3
               and g.get("met") == "yes", f"the goal above the link bound: {g} {err}")
+        check("sweep_wall_hours=" not in out, f"wall time without timed runs: {out}")
+        # runs that carry their wall time: the sweep's cost is printed
+        timed = os.path.join(work, "timed.jsonl")
+        with open(timed, "w") as f:
+            for r, wall in ((run("inspur", 512, "romio", 1, 2.0, 2.0, 0.4), 1800),
+                            (run("inspur", 512, "auto", 1, 1.6, 1.6, 0.4), 5400)):
+                f.write(json.dumps(dict(r, wall_s=wall)) + "\n")
+        rc, out, err = summary(src, tacio, timed)
+        wall = lines_of(out, "sweep_wall_hours=")
+        check(wall == [{"sweep_wall_hours": "2.00", "runs_timed": "2",
+                        "slowest_run_minutes": "90.0"}], f"the sweep's wall time: {out} {err}")
         rc, out, err = summary(src, tacio, first, second)
         c512 = {l["paper_job"]: l for l in lines_of(out, "paper_job=")}.get(
             "inspur-scatter-cube-512", {})
