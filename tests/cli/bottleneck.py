@@ -15,30 +15,21 @@ Then larger jobs (cube on 4 racks, 2 cores per host, the search path):
 bound <= result <= romio's and tatp's busiest link.
 usage: bottleneck.py TACIO"""
 import itertools
-import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
+
+from planner import Checks, plan_json
 
 TACIO = sys.argv[1]
 RACKS, NODES = 2, 3
 HOSTS = RACKS * NODES
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
+check = Checks()
 
 
 def plan(args, strategy):
-    out = subprocess.run([TACIO, "plan", "--json", "--strategy", strategy] + args,
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    return plan_json(TACIO, args, strategy)
 
 
 def loads(c, assign, rates=None):
@@ -131,5 +122,5 @@ def large_cases():
 with tempfile.TemporaryDirectory() as work:
     small_cases(work)
 large_cases()
-print(f"bottleneck: {'FAILED' if failures else 'ok'} ({failures} failures)")
-sys.exit(1 if failures else 0)
+print(f"bottleneck: {'FAILED' if check.failures else 'ok'} ({check.failures} failures)")
+sys.exit(1 if check.failures else 0)

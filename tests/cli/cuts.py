@@ -22,32 +22,23 @@ the first half to host 0, the moved boundary nothing; with a striping
 unit, every boundary on a stripe's edge.
 usage: cuts.py TACIO"""
 import itertools
-import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
+
+from planner import Checks, plan_json
 
 TACIO = sys.argv[1]
 RACKS, NODES, L = 2, 2, 12
 HOSTS = RACKS * NODES
 RATES = {"h": 2.0, "s": 1.0}  # bytes/s: a host's link, a rack's uplink
 HINTS = ["--hint", "tacio_bw_link=2", "--hint", "tacio_bw_uplink=1"]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
+check = Checks()
 
 
 def plan(args, strategy):
-    out = subprocess.run([TACIO, "plan", "--json", "--strategy", strategy] + args + HINTS,
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    return plan_json(TACIO, args + HINTS, strategy)
 
 
 def link_seconds(owner, fds):
@@ -148,8 +139,8 @@ def main():
             fds = plan(args + ["--hint", f"striping_unit={unit}"], "cuts")["fds"]
             check(all(fd["end"] % unit == 0 for fd in fds[:-1]) and fds[-1]["end"] == L,
                   f"skewed, striping_unit={unit}: FDs {fds}")
-    if failures:
-        sys.exit(f"{failures} check(s) failed")
+    if check.failures:
+        sys.exit(f"{check.failures} check(s) failed")
     print("cuts: ok")
 
 
