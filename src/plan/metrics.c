@@ -224,15 +224,20 @@ double collective_hops(int nprocs)
     return ceil(log2((double)max64(2, nprocs)));
 }
 
+double plan_link_rate(const struct tacio_topo *t, const struct tacio_hints *h, int v)
+{
+    return t->vert_host[v] >= 0 || h->bw_uplink <= 0 ? h->bw_link : h->bw_uplink;
+}
+
 double plan_link_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
                          const struct tacio_plan *plan)
 {
     if (!plan->link_up)
         return (double)plan->m.offnode_bytes / h->bw_link;
-    double up = h->bw_uplink > 0 ? h->bw_uplink : h->bw_link, worst = 0;
+    double worst = 0;
     for (int v = 0; v < t->nverts; v++) {
         double load = (double)max64(plan->link_up[v], plan->link_down[v]);
-        double s = load / (t->vert_host[v] >= 0 ? h->bw_link : up);
+        double s = load / plan_link_rate(t, h, v);
         worst = s > worst ? s : worst;
     }
     return worst;

@@ -17,13 +17,24 @@ static int plan_alloc(const struct plan_ctx *ctx, const struct tacio_strategy *s
     return 0;
 }
 
-/* A copy of part's FDs, to see what the assignment changed. */
+/* A copy of part's FDs (not its strategy state): to see what the
+ * assignment changed, and to plan a partition given whole. */
 static int partition_copy(const struct partition *part, struct partition *out)
 {
     int rc = partition_alloc(out, part->n);
     if (!rc && part->n)
         memcpy(out->fd, part->fd, sizeof *part->fd * (size_t)part->n);
+    out->striped = part->striped;
+    out->unit = part->unit;
     return rc;
+}
+
+/* st2's partition: the strategy's own, or the one given (cuts plans the
+ * partitions it built). */
+static int partition_of(const struct plan_ctx *ctx, const struct tacio_strategy *s,
+                        const struct partition *given, struct partition *out)
+{
+    return given ? partition_copy(given, out) : s->partition(ctx, out);
 }
 
 /* C for the partition the assignment left: mccio's remerges join
@@ -48,10 +59,10 @@ static int agg_alloc(struct tacio_plan *p)
 
 /* st2 + st3: partition, C, assignment. */
 static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_strategy *s,
-                                struct tacio_plan *p, struct comm *c)
+                                const struct partition *given, struct tacio_plan *p, struct comm *c)
 {
     struct partition before = {0};
-    int rc = s->partition(ctx, &p->part);
+    int rc = partition_of(ctx, s, given, &p->part);
     if (!rc)
         rc = plan_comm(ctx, &p->part, c);
     if (!rc)
@@ -75,10 +86,10 @@ int64_t plan_keep_c_max(void)
 /* A strategy that assigns without C, planned from the pattern: C is
  * streamed through the metrics, and kept only when small enough. */
 static int assign_then_stream(const struct plan_ctx *ctx, const struct tacio_strategy *s,
-                              struct tacio_plan *p, struct comm *c)
+                              const struct partition *given, struct tacio_plan *p, struct comm *c)
 {
     int64_t nnz = 0;
-    int rc = s->partition(ctx, &p->part);
+    int rc = partition_of(ctx, s, given, &p->part);
     if (!rc)
         rc = agg_alloc(p);
     if (!rc)
@@ -91,29 +102,36 @@ static int assign_then_stream(const struct plan_ctx *ctx, const struct tacio_str
 }
 
 static int plan_pipeline(const struct plan_ctx *ctx, const struct tacio_strategy *s,
-                         struct tacio_plan *p, struct comm *c)
+                         const struct partition *given, struct tacio_plan *p, struct comm *c)
 {
     if (s->assigns_without_comm && !ctx->comm_of)
-        return assign_then_stream(ctx, s, p, c);
-    int rc = partition_and_assign(ctx, s, p, c);
+        return assign_then_stream(ctx, s, given, p, c);
+    int rc = partition_and_assign(ctx, s, given, p, c);
     return rc ? rc : metrics_compute(ctx, c, p);
 }
 
 int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct tacio_plan **out)
 {
-    double t0 = clock_seconds();
     if (s->plan) {
+        double t0 = clock_seconds();
         int rc = s->plan(ctx, out);
         if (!rc)
             (*out)->plan_seconds = clock_seconds() - t0;
         return rc;
     }
+    return plan_run_partition(ctx, s, NULL, out);
+}
+
+int plan_run_partition(const struct plan_ctx *ctx, const struct tacio_strategy *s,
+                       const struct partition *given, struct tacio_plan **out)
+{
+    double t0 = clock_seconds();
     struct tacio_plan *p = NULL;
     struct comm c = {0};
     int rc = plan_alloc(ctx, s, &p);
     if (rc)
         return rc;
-    rc = plan_pipeline(ctx, s, p, &c);
+    rc = plan_pipeline(ctx, s, given, p, &c);
     p->comm = c; /* the plan owns C from here on */
     if (!rc && c.row)
         rc = order_build(ctx->topo, &c, p);

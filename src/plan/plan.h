@@ -264,9 +264,11 @@ int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tac
 /* The same metrics from the pattern's rows, host by host, without holding
  * C; *nnz is C's entry count. */
 int metrics_stream(const struct plan_ctx *ctx, struct tacio_plan *plan, int64_t *nnz);
-/* The busiest link's time: hosts' own links at bw_link, links between
- * switches at bw_uplink (unset: bw_link). Without a tree, all off-node bytes
- * through one link. */
+/* Link v's rate, bytes/s: a host's own link at bw_link, a link between
+ * switches at bw_uplink (unset: bw_link). */
+double plan_link_rate(const struct tacio_topo *t, const struct tacio_hints *h, int v);
+/* The busiest link's time, each link at plan_link_rate. Without a tree,
+ * all off-node bytes through one link. */
 double plan_link_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
                          const struct tacio_plan *plan);
 /* The steps of a tree collective (a gather, a broadcast) over nprocs
@@ -275,5 +277,9 @@ double collective_hops(int nprocs);
 
 /* the pipeline with an explicit strategy (auto runs it per candidate) */
 int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct tacio_plan **out);
+/* The same on a partition given whole (a copy is planned) in place of
+ * s->partition's; s has no plan override. */
+int plan_run_partition(const struct plan_ctx *ctx, const struct tacio_strategy *s,
+                       const struct partition *given, struct tacio_plan **out);
 
 #endif

@@ -211,13 +211,6 @@ static int64_t link_bound(int64_t *in_desc, int64_t *out_asc, int a, int kmin, i
     return best == INT64_MAX ? 0 : best;
 }
 
-/* Link v's rate, bytes/s: a host's own link's bw_link, a link between
- * switches' bw_uplink (unset: bw_link), as metrics.c counts them. */
-static double link_rate(const struct bn *b, const struct tacio_hints *h, int v)
-{
-    return b->t->vert_host[v] >= 0 || h->bw_uplink <= 0 ? h->bw_link : h->bw_uplink;
-}
-
 /* The least the busiest link carries over every assignment of these FDs
  * to these slots, in bytes; and *secs, the least time the slowest link
  * takes at the hints' rates (each link's bound over its own rate): no
@@ -255,7 +248,7 @@ static int64_t lower_bound(struct bn *b, const struct tacio_hints *h, double *se
         int kmin = (int)max64(0, b->a - (nslots - below[v])), kmax = (int)min64(b->a, below[v]);
         int64_t lv = link_bound(iv, out, b->a, kmin, kmax);
         lb = max64(lb, lv);
-        *secs = fmax(*secs, (double)lv / link_rate(b, h, v));
+        *secs = fmax(*secs, (double)lv / plan_link_rate(b->t, h, v));
     }
     free(below);
     free(in);

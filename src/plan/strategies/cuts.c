@@ -160,17 +160,10 @@ static double link_least(const struct bins *bn, int v, int s, double *out, doubl
     return best;
 }
 
-/* Seconds of the slowest link, as metrics.c rates them: a host's own link
- * at bw_link, a link between switches at bw_uplink (unset: bw_link). */
-static double link_rate(const struct tacio_topo *t, const struct tacio_hints *h, int v)
-{
-    return t->vert_host[v] >= 0 || h->bw_uplink <= 0 ? h->bw_link : h->bw_uplink;
-}
-
 /* The least time the slowest link takes over every partition of the file
  * into contiguous FDs, at most as many below each link as the aggregator
  * slots (list) there, in any assignment: each link's least load over its
- * rate, the slowest. -1 when not computed. */
+ * rate (plan_link_rate), the slowest. */
 static int partition_bound(const struct plan_ctx *ctx, const struct bins *bn, const int *list,
                            int n, double *secs)
 {
@@ -185,7 +178,8 @@ static int partition_bound(const struct plan_ctx *ctx, const struct bins *bn, co
     *secs = 0;
     for (int v = 0; !rc && v < t->nverts; v++)
         if (t->parent[v] >= 0)
-            *secs = fmax(*secs, link_least(bn, v, slots[v], out, in) / link_rate(t, ctx->h, v));
+            *secs =
+                fmax(*secs, link_least(bn, v, slots[v], out, in) / plan_link_rate(t, ctx->h, v));
     free(slots);
     free(out);
     free(in);
@@ -287,39 +281,6 @@ static int cut(const struct plan_ctx *ctx, const struct bins *bn, bool ok, int w
     return 0;
 }
 
-/* The pipeline's partition step for one candidate: the candidates differ
- * only in this, so each is a function of its own. */
-static int cut_candidate(const struct plan_ctx *ctx, int which, struct partition *out)
-{
-    struct bins bn;
-    bool ok;
-    int n = plan_naggs(ctx);
-    int rc = n < 0 ? n : bins_build(ctx, n, &bn, &ok);
-    if (!rc)
-        rc = cut(ctx, &bn, ok, which, out);
-    bins_free(&bn);
-    return rc;
-}
-
-static int cut_even(const struct plan_ctx *ctx, struct partition *out)
-{
-    return cut_candidate(ctx, CUT_EVEN, out);
-}
-static int cut_bytes_fn(const struct plan_ctx *ctx, struct partition *out)
-{
-    return cut_candidate(ctx, CUT_BYTES, out);
-}
-static int cut_even_moved(const struct plan_ctx *ctx, struct partition *out)
-{
-    return cut_candidate(ctx, CUT_EVEN_MOVED, out);
-}
-static int cut_bytes_moved(const struct plan_ctx *ctx, struct partition *out)
-{
-    return cut_candidate(ctx, CUT_BYTES_MOVED, out);
-}
-static int (*const cut_fns[NCUTS])(const struct plan_ctx *, struct partition *) = {
-    cut_even, cut_bytes_fn, cut_even_moved, cut_bytes_moved};
-
 /* ---- the strategy ---- */
 
 static bool same_cuts(const struct partition *x, const struct partition *y)
@@ -332,19 +293,18 @@ static bool same_cuts(const struct partition *x, const struct partition *y)
     return true;
 }
 
-/* Which candidates differ from every earlier one (seen[i]). */
-static int distinct_cuts(const struct plan_ctx *ctx, const struct bins *bn, bool ok, bool *seen)
+/* Every candidate partition, once each: one equal to an earlier one is
+ * left empty (n == 0; a candidate always has at least one FD). */
+static int distinct_cuts(const struct plan_ctx *ctx, const struct bins *bn, bool ok,
+                         struct partition *p)
 {
-    struct partition p[NCUTS] = {{0}};
     int rc = 0;
     for (int i = 0; i < NCUTS && !rc; i++) {
         rc = cut(ctx, bn, ok, i, &p[i]);
-        seen[i] = !rc;
-        for (int k = 0; k < i && seen[i]; k++)
-            seen[i] = !seen[k] || !same_cuts(&p[k], &p[i]);
+        for (int k = 0; k < i && !rc && p[i].n; k++)
+            if (p[k].n && same_cuts(&p[k], &p[i]))
+                partition_free(&p[i]);
     }
-    for (int i = 0; i < NCUTS; i++)
-        partition_free(&p[i]);
     return rc;
 }
 
@@ -354,8 +314,9 @@ static int distinct_cuts(const struct plan_ctx *ctx, const struct bins *bn, bool
 static int certify(const struct plan_ctx *ctx, const struct bins *bn, bool ok, int kept,
                    int searched, struct tacio_plan *p)
 {
+    double secs = plan_link_seconds(ctx->topo, ctx->h, p);
     int at = snprintf(p->detail, sizeof p->detail, "partition=%s searched=%d link_seconds=%.6g",
-                      cut_names[kept], searched, plan_link_seconds(ctx->topo, ctx->h, p));
+                      cut_names[kept], searched, secs);
     if (!ok)
         return 0;
     int *list, n = romio_ranklist(ctx, &list);
@@ -365,29 +326,30 @@ static int certify(const struct plan_ctx *ctx, const struct bins *bn, bool ok, i
     int rc = partition_bound(ctx, bn, list, n, &bound);
     if (!rc)
         snprintf(p->detail + at, sizeof p->detail - (size_t)at,
-                 " partition_seconds_bound=%.6g ratio=%.3f", bound,
-                 bound > 0 ? plan_link_seconds(ctx->topo, ctx->h, p) / bound : 1.0);
+                 " partition_seconds_bound=%.6g ratio=%.3f", bound, bound > 0 ? secs / bound : 1.0);
     free(list);
     return rc;
 }
 
+/* Each distinct candidate planned with bottleneck's assignment; the one
+ * the model rates fastest kept (the earliest of equals: ROMIO's first). */
 static int cuts_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
 {
+    static const struct tacio_strategy assigner = {.name = "cuts", .assign = assign_bottleneck};
     struct bins bn;
-    bool ok, seen[NCUTS];
+    bool ok;
+    struct partition cand[NCUTS] = {{0}};
     int n = plan_naggs(ctx), kept = 0, searched = 0;
     int rc = n < 0 ? n : bins_build(ctx, n, &bn, &ok);
     if (rc)
         return rc;
-    rc = distinct_cuts(ctx, &bn, ok, seen);
+    rc = distinct_cuts(ctx, &bn, ok, cand);
     struct tacio_plan *best = NULL;
     for (int i = 0; i < NCUTS && !rc; i++) {
-        if (!seen[i])
+        if (!cand[i].n)
             continue;
-        struct tacio_strategy s = {
-            .name = "cuts", .partition = cut_fns[i], .assign = assign_bottleneck};
         struct tacio_plan *p;
-        if ((rc = plan_run(ctx, &s, &p)))
+        if ((rc = plan_run_partition(ctx, &assigner, &cand[i], &p)))
             break;
         searched++;
         if (!best || p->m.model_seconds < best->m.model_seconds) {
@@ -399,6 +361,8 @@ static int cuts_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     }
     if (!rc)
         rc = certify(ctx, &bn, ok, kept, searched, best);
+    for (int i = 0; i < NCUTS; i++)
+        partition_free(&cand[i]);
     bins_free(&bn);
     if (rc)
         tacio_plan_free(best);
