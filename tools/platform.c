@@ -154,8 +154,13 @@ static double level_bw(const struct platform_opts *o, int level)
  * up to the root and back, times SMPI's default latency factor for the
  * shuffle's messages of 16-64 KiB (smpi/lat-factor: 3.48845); a message
  * costs its ends nothing besides (the runs simulate no computation: SMPI's
- * messages overlap whole), so msg_overhead is a nanosecond. */
+ * messages overlap whole), so msg_overhead is a nanosecond; and the share
+ * of a link's rate a message gets by its size, SMPI's default
+ * smpi/bw-factor (SimGrid 3.32's, as its option help prints it). */
 #define SMPI_LAT_FACTOR 3.48845
+#define SMPI_BW_FACTORS                                                                            \
+    "65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;3484:0.77493;1426:0.608902;"          \
+    "732:0.341987;257:0.338112;0:0.812084"
 static void print_model(const struct platform_opts *o, const struct tacio_topo *t, bool native)
 {
     int aggs_io = native ? o->procs : tacio_topo_get_nused_hosts(t);
@@ -170,8 +175,8 @@ static void print_model(const struct platform_opts *o, const struct tacio_topo *
            uplink, o->disk_bw);
     if (!native)
         printf("tacio_bw_host_io=%.4g,", o->disk_bw);
-    printf("tacio_bw_fs=%.4g,tacio_latency=%.4g,tacio_msg_overhead=1e-09\n", o->disk_bw * aggs_io,
-           SMPI_LAT_FACTOR * 2 * depth * o->latency);
+    printf("tacio_bw_fs=%.4g,tacio_latency=%.4g,tacio_msg_overhead=1e-09,tacio_bw_factors=%s\n",
+           o->disk_bw * aggs_io, SMPI_LAT_FACTOR * 2 * depth * o->latency, SMPI_BW_FACTORS);
 }
 
 static void xml_head(FILE *f, const struct platform_opts *o)

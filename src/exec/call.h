@@ -38,6 +38,8 @@ struct call {
     int64_t node_aggregated; /* this rank led its host's access */
     bool peaks_agreed;       /* the last round's agreement took the maxima */
     struct nodeagg *node;    /* intra-node aggregation's state, when it ran */
+    bool gather_hosts;       /* rank 0: auto's plan gathers the hosts first */
+    bool hosts_gathered;     /* the call plans again on the gathered hosts */
     double t[NSTAGES];
     double t0, mark; /* the call's start; the last stage's end */
 };

@@ -83,6 +83,21 @@ static int run_rounds(struct call *c)
     return agreed ? rc : rounds_run(c, rc);
 }
 
+/* auto chose to gather each host's data on its first rank: every host of
+ * more than one rank gathers, and the call plans again on the leaders'
+ * accesses (the plan's second pass: where gathering pays, the call moves
+ * gigabytes and the pass costs two collectives). */
+static int gather_then_plan(struct call *c)
+{
+    double t0 = backend_clock();
+    c->hosts_gathered = true;
+    int local = nodeagg_begin(c, 0, true);
+    t0 = stage_add(c, ST_SHUFFLE, t0);
+    int next = plan_call(c, local);
+    stage_add(c, ST_PLAN, t0);
+    return next;
+}
+
 static int run_new(struct call *c, int local)
 {
     struct sched *s = sched_new();
@@ -95,10 +110,12 @@ static int run_new(struct call *c, int local)
     int rc = sched_set_shape(s, c->a.v.ft, c->a.n, c->a.phase, c->a.base, c->f->digest);
     local = local ? local : rc;
     double t0 = backend_clock();
-    local = nodeagg_begin(c, local);
+    local = nodeagg_begin(c, local, false);
     t0 = stage_add(c, ST_SHUFFLE, t0); /* handing data to the host's leader is shuffle */
     int next = plan_call(c, local);
     t0 = stage_add(c, ST_PLAN, t0);
+    if (next == PLAN_GATHER_HOSTS)
+        next = gather_then_plan(c);
     if (next == PLAN_ROUNDS)
         rc = run_rounds(c);
     else if (next == PLAN_INDEPENDENT)

@@ -1,5 +1,7 @@
 #include "cplan.h"
 
+#include "nodeagg.h"
+
 #include <string.h>
 
 #define SUMMARY_RUNS 16
@@ -13,7 +15,8 @@ enum {
     CMD_DONE,
     CMD_NO_PLAN,
     CMD_FAILED,
-    CMD_INDEPENDENT
+    CMD_INDEPENDENT,
+    CMD_GATHER /* auto: gather each host's data on its first rank, then plan again */
 };
 
 /* The summary's first word: this rank failed; it has a run of touching
@@ -531,7 +534,7 @@ static int ask_distribution(struct call *c, struct tacio_pattern **pat)
     const struct tacio_strategy *st = strategy_find(c->f->hints.core.strategy);
     if (!st || !st->wants_distribution)
         return 0;
-    struct plan_ctx ctx = {*pat, c->f->topo, &c->f->hints.core, 0, 0, NULL, NULL, 1};
+    struct plan_ctx ctx = {*pat, c->f->topo, &c->f->hints.core, 0, 0, NULL, NULL, 1, false};
     pattern_range(*pat, &ctx.lo, &ctx.hi);
     bool want = false;
     int64_t gather = 8 * (int64_t)SUMMARY_WORDS * c->f->nprocs;
@@ -563,12 +566,20 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
     rc = note_failure(c, summary_pattern(c, all, words, &pat));
     if (!rc)
         rc = note_failure(c, ask_distribution(c, &pat));
-    struct plan_ctx ctx = {pat, f->topo, &f->hints.core, 0, 0, rows_from_ranks, c, 1};
+    bool may_gather = !c->hosts_gathered && nodeagg_left_to_plan(f);
+    struct plan_ctx ctx = {pat, f->topo, &f->hints.core, 0, 0, rows_from_ranks, c, 1, may_gather};
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);
     if (!rc && ctx.lo < ctx.hi)
         rc = plan_run(&ctx, strategy_find(f->hints.core.strategy), &c->s->plan);
     struct tacio_plan *plan = c->s->plan;
+    if (!rc && plan && plan->gather_hosts) { /* planned again once the hosts gathered */
+        tacio_plan_free(plan);
+        plan = c->s->plan = NULL;
+        c->gather_hosts = true;
+    }
+    if (plan && c->hosts_gathered)
+        plan->gather_hosts = 1; /* stats: this plan runs on the gathered hosts */
     if (!rc && plan) {
         c->s->nsenders = malloc(sizeof(int) * (size_t)(plan->part.n + 1));
         rc = c->s->nsenders ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
@@ -611,13 +622,24 @@ static int plan_from_head(struct call *c, const struct order *o)
     return rc ? rc : p->agg && c->s->nsenders ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
 }
 
+static int outcome_cmd(const struct call *c, int rc)
+{
+    if (rc)
+        return CMD_FAILED;
+    if (c->s->independent)
+        return CMD_INDEPENDENT;
+    if (c->s->plan)
+        return CMD_DONE;
+    return c->gather_hosts ? CMD_GATHER : CMD_NO_PLAN;
+}
+
 /* Rank 0: the outcome, to everybody; returns its command. */
 static int send_outcome(struct call *c, int rc)
 {
     struct order o;
     struct sched *s = c->s;
     memset(&o, 0, sizeof o); /* padding travels too */
-    o.cmd = rc ? CMD_FAILED : s->independent ? CMD_INDEPENDENT : s->plan ? CMD_DONE : CMD_NO_PLAN;
+    o.cmd = outcome_cmd(c, rc);
     if (o.cmd == CMD_INDEPENDENT)
         o.n = s->indep_bytes, o.striped = s->sieve;
     if (o.cmd == CMD_DONE) {
@@ -710,5 +732,7 @@ int plan_call(struct call *c, int local)
         scatter_senders(c);
     if (cmd == CMD_FAILED) /* whoever failed first says why */
         return agree(c->f->comm, c->peer_failed ? 0 : c->plan_rc);
+    if (cmd == CMD_GATHER)
+        return PLAN_GATHER_HOSTS;
     return cmd == CMD_DONE ? PLAN_ROUNDS : c->s->independent ? PLAN_INDEPENDENT : PLAN_NOTHING;
 }

@@ -18,12 +18,14 @@
 
 #include "call.h"
 
-enum { PLAN_ROUNDS = 1, PLAN_INDEPENDENT, PLAN_NOTHING };
+enum { PLAN_ROUNDS = 1, PLAN_INDEPENDENT, PLAN_NOTHING, PLAN_GATHER_HOSTS };
 
 /* local: this rank's st1 result. Returns what follows (PLAN_*: the same on
  * every rank; PLAN_ROUNDS with c->s->plan NULL on a rank that could not
- * take the plan, whose links' agreement then fails the call), or a failure
- * agreed by every rank. */
+ * take the plan, whose links' agreement then fails the call;
+ * PLAN_GATHER_HOSTS when auto rated gathering each host's data first
+ * fastest, after which the call plans again), or a failure agreed by every
+ * rank. */
 int plan_call(struct call *c, int local);
 /* This rank's row of C for part (a 1 x part->n comm). */
 int own_row(const struct call *c, const struct partition *part, struct crow *row);

@@ -106,6 +106,13 @@ static int share_counts(struct nodeagg *a, bool failed, bool *any_failed)
  * (tacio_node_agg_piece 0, the default), one host (no network to spare), or
  * virtual hosts (tacio_ranks_per_node), whose "network" is the same shared
  * memory the gathering would copy through. */
+bool nodeagg_left_to_plan(const struct tacio_file *f)
+{
+    const struct exec_hints *h = &f->hints;
+    return h->node_aggregation == OPT_AUTOMATIC && h->node_agg_piece == 0 &&
+           h->ranks_per_node == 0 && f->topo->nused_hosts > 1;
+}
+
 static bool may_try(const struct tacio_file *f)
 {
     const struct exec_hints *h = &f->hints;
@@ -118,12 +125,12 @@ static bool may_try(const struct tacio_file *f)
 /* enable, or auto and the host's pieces average under node_agg_piece bytes,
  * so a host's ranks would send many small messages to the aggregators
  * (README "Intra-node aggregation"); never past what an MPI count carries. */
-static bool wanted(const struct call *c, const struct nodeagg *a)
+static bool wanted(const struct call *c, const struct nodeagg *a, bool chosen)
 {
     if (a->hsize == 1 || a->total_pieces == 0 || a->total_bytes > INT_MAX ||
         2 * a->total_pieces > INT_MAX)
         return false;
-    if (c->f->hints.node_aggregation == OPT_ENABLE)
+    if (chosen || c->f->hints.node_aggregation == OPT_ENABLE)
         return true;
     return a->total_bytes / a->total_pieces < c->f->hints.node_agg_piece;
 }
@@ -285,9 +292,9 @@ static void nodeagg_free(struct nodeagg *a)
     free(a);
 }
 
-int nodeagg_begin(struct call *c, int local)
+int nodeagg_begin(struct call *c, int local, bool chosen)
 {
-    if (!may_try(c->f))
+    if (!chosen && !may_try(c->f))
         return local;
     struct nodeagg *a = xcalloc(1, sizeof *a);
     if (!a) { /* share_counts' first agreement, saying no: the host fails together */
@@ -302,7 +309,7 @@ int nodeagg_begin(struct call *c, int local)
     bool any_failed = true;
     int shared = share_counts(a, rc != 0, &any_failed);
     rc = rc ? rc : shared;
-    if (rc || any_failed || !wanted(c, a)) { /* a failure is agreed in the plan */
+    if (rc || any_failed || !wanted(c, a, chosen)) { /* a failure is agreed in the plan */
         nodeagg_free(a);
         return rc;
     }

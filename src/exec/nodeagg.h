@@ -18,8 +18,13 @@
 #include "call.h"
 
 /* local: this rank's st1 result; returns this rank's result, agreed later
- * by the plan. */
-int nodeagg_begin(struct call *c, int local);
+ * by the plan. The hints decide whether a host gathers, or with `chosen`
+ * the plan did (auto, when the hints leave it the choice: every host of
+ * more than one rank gathers, as with the hint's enable). */
+int nodeagg_begin(struct call *c, int local, bool chosen);
+/* Whether the hints leave gathering to the plan: automatic, no site
+ * threshold (tacio_node_agg_piece), real hosts, more than one. */
+bool nodeagg_left_to_plan(const struct tacio_file *f);
 /* rc: the collective's agreed result; returns it. */
 int nodeagg_end(struct call *c, int rc);
 

@@ -447,6 +447,42 @@ int comm_merge_columns(struct comm *c, const struct partition *old, const struct
     return 0;
 }
 
+int comm_move_rows(const struct comm *c, const int *to, struct comm *out)
+{
+    int rc = comm_alloc(out, c->p, c->a);
+    int64_t widest = 0;
+    for (int j = 0; j < c->a; j++)
+        widest = max64(widest, c->col_ptr[j + 1] - c->col_ptr[j]);
+    struct pair *scratch = malloc(sizeof *scratch * (size_t)(widest + 1));
+    out->row = malloc(sizeof(int) * (size_t)(c->nnz + 1));
+    out->cval = malloc(sizeof(int64_t) * (size_t)(c->nnz + 1));
+    if (!rc && (!scratch || !out->row || !out->cval))
+        rc = tacio_fail(TACIO_ENOMEM, "out of memory moving C's rows");
+    int64_t w = 0;
+    for (int j = 0; !rc && j < c->a; j++) {
+        int64_t lo = c->col_ptr[j], n = c->col_ptr[j + 1] - lo;
+        for (int64_t k = 0; k < n; k++)
+            scratch[k] = (struct pair){to[c->row[lo + k]], c->cval[lo + k]};
+        qsort(scratch, (size_t)n, sizeof *scratch, cmp_pair);
+        out->col_ptr[j] = w;
+        for (int64_t k = 0; k < n; k++) {
+            if (w > out->col_ptr[j] && out->row[w - 1] == scratch[k].row) {
+                out->cval[w - 1] += scratch[k].val;
+                continue;
+            }
+            out->row[w] = scratch[k].row;
+            out->cval[w++] = scratch[k].val;
+        }
+        out->fd_bytes[j] = c->fd_bytes[j];
+    }
+    out->col_ptr[c->a] = out->nnz = w;
+    out->total = c->total;
+    free(scratch);
+    if (rc)
+        comm_free(out);
+    return rc;
+}
+
 void comm_free(struct comm *c)
 {
     free(c->col_ptr);

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int check_strategy(const char *key, const char *value)
@@ -30,6 +31,42 @@ static int check_config_list(const char *key, const char *value)
                       "hint %s=%s: expected ROMIO's form, a comma-separated list of "
                       "NAME[:COUNT] where NAME is a host or '*' and COUNT an integer or '*'",
                       key, value);
+}
+
+/* One "BYTES:FACTOR" entry of bw_factors at s: its values, and where the
+ * next begins (past the ';'); NULL when it is not one. */
+static const char *factor_entry(const char *s, double *bytes, double *factor)
+{
+    char *end;
+    *bytes = strtod(s, &end);
+    if (end == s || *end != ':' || *bytes < 0)
+        return NULL;
+    s = end + 1;
+    *factor = strtod(s, &end);
+    if (end == s || *factor <= 0 || (*end && *end != ';'))
+        return NULL;
+    return *end ? end + 1 : end;
+}
+
+static int check_bw_factors(const char *key, const char *value)
+{
+    double b, f;
+    for (const char *s = value; s && *s;)
+        if (!(s = factor_entry(s, &b, &f)))
+            return tacio_fail(TACIO_EINVAL,
+                              "hint %s=%s: expected BYTES:FACTOR entries separated by ';' "
+                              "(e.g. 65472:0.94;0:0.7), each factor above 0",
+                              key, value);
+    return 0;
+}
+
+double hints_bw_factor(const struct tacio_hints *h, double bytes)
+{
+    double best = -1, factor = 1, b, f;
+    for (const char *s = h->bw_factors; s && *s;)
+        if ((s = factor_entry(s, &b, &f)) && b <= bytes && b > best)
+            best = b, factor = f;
+    return factor;
 }
 
 const char *const solver_names[] = {"auto", "flow", "dense", NULL};
@@ -64,6 +101,7 @@ static const struct opt_def defs[] = {
     RATE("tacio_bw_fs", bw_fs, "100e9"),        /* the file system's aggregate */
     RATE("tacio_latency", latency, "2e-6"),     /* a message's flight (LogP's L) */
     RATE("tacio_msg_overhead", msg_overhead, "1e-6"), /* a message's cost at an end (o) */
+    {"tacio_bw_factors", OPT_TEXT, FIELD(bw_factors), 0, "", NULL, check_bw_factors},
 };
 static const struct opt_table table = {defs, sizeof defs / sizeof *defs};
 

@@ -15,6 +15,7 @@ struct host_pairs {
 };
 struct fd_tally {
     int64_t msgs, in; /* messages and crossing bytes into the FD */
+    int64_t offmsgs;  /* its senders on other hosts */
     int64_t onhost;   /* bytes into it from other ranks of its aggregator's host */
     int64_t sum, acc; /* metrics_stream: the FD's bytes; this host's crossing ones */
     int agg, host;    /* the FD's aggregator and its host */
@@ -101,6 +102,7 @@ static inline bool tally_entry(const struct tacio_topo *t, struct tally *T, stru
     }
     m->offnode_bytes += b;
     f->in += b;
+    f->offmsgs++;
     return true;
 }
 
@@ -123,7 +125,10 @@ static void tally_fd(const struct plan_ctx *ctx, struct tacio_plan *plan, struct
     T->bytes[a] += bytes;
     const struct fdom *fd = &plan->part.fd[j];
     int64_t window = fdom_memory(fd, ctx->h->cb_buffer_size);
-    T->rounds[a] += ceil_div(fdom_extent(fd), window);
+    int64_t rounds = ceil_div(fdom_extent(fd), window);
+    T->rounds[a] += rounds;
+    /* a sender's bytes spread over the FD's rounds, one message each */
+    plan->m.offnode_msgs += T->fd[j].offmsgs * rounds;
     plan->fd_bytes[j] = bytes;
     plan->fd_mem[j] = min64(fdom_extent(fd), window);
     T->mem[a] = max64(T->mem[a], plan->fd_mem[j]);
@@ -243,6 +248,14 @@ double plan_link_seconds(const struct tacio_topo *t, const struct tacio_hints *h
     return worst;
 }
 
+double plan_msg_factor(const struct tacio_hints *h, const struct tacio_plan *plan)
+{
+    const struct metrics *m = &plan->m;
+    if (m->offnode_msgs == 0)
+        return 1;
+    return hints_bw_factor(h, (double)m->offnode_bytes / (double)m->offnode_msgs);
+}
+
 /* The figures of a plan auto's cost model reads besides its metrics. */
 struct model_in {
     int64_t max_nic;  /* off-host bytes into the busiest aggregator */
@@ -271,8 +284,11 @@ static double round_tails(const struct tacio_hints *h, const struct tacio_plan *
 
 /* auto's cost model, in seconds (README "auto's cost model"):
  *   shuffle  the slowest of: the busiest link, the busiest aggregator's NIC
- *            (off-host bytes), and its copies from ranks of its own host
- *            (shared memory, bw_copy);
+ *            (off-host bytes), both at the share of their rate bw_factors
+ *            gives the shuffle's mean crossing message (small messages
+ *            move slower: MPI's eager protocol, SMPI's bandwidth factors),
+ *            and its copies from ranks of its own host (shared memory,
+ *            bw_copy);
  *   io       the slowest of: the busiest aggregator at bw_agg_io, the
  *            busiest host at bw_host_io (its aggregators share its way to
  *            storage), the whole at bw_fs;
@@ -295,10 +311,12 @@ static double model_seconds(const struct tacio_topo *t, const struct tacio_hints
                             const struct tacio_plan *plan, const struct model_in *in)
 {
     const struct metrics *m = &plan->m;
-    double net = plan_link_seconds(t, h, plan), nic = (double)in->max_nic / h->bw_link;
+    double factor = plan_msg_factor(h, plan); /* of the network's terms */
+    double net = plan_link_seconds(t, h, plan) / factor;
+    double nic = (double)in->max_nic / h->bw_link / factor;
     double copy = (double)in->max_copy / h->bw_copy;
     double rounds = (double)max64(1, m->rounds);
-    double shuffle = max2(max2(net, nic), copy) + round_tails(h, plan, rounds);
+    double shuffle = max2(max2(net, nic), copy) + round_tails(h, plan, rounds) / factor;
     double io = (double)m->max_agg_bytes / h->bw_agg_io;
     double host = h->bw_host_io > 0 ? (double)m->max_host_bytes / h->bw_host_io : 0;
     double fs = (double)m->total_bytes / h->bw_fs;
@@ -567,6 +585,7 @@ static int share_merge(struct stream_share *s, struct tacio_plan *plan, struct t
     for (int j = 0; j < plan->part.n; j++) {
         T->fd[j].msgs += s->T.fd[j].msgs;
         T->fd[j].in += s->T.fd[j].in;
+        T->fd[j].offmsgs += s->T.fd[j].offmsgs;
         T->fd[j].onhost += s->T.fd[j].onhost;
         T->fd[j].sum += s->T.fd[j].sum;
     }

@@ -144,6 +144,80 @@ int plan_run_partition(const struct plan_ctx *ctx, const struct tacio_strategy *
     return 0;
 }
 
+/* Each rank's host's first rank: where a host gathers its data. */
+static int *host_leaders(const struct tacio_topo *t)
+{
+    int *first = malloc(sizeof(int) * (size_t)(t->nhosts ? t->nhosts : 1));
+    int *to = malloc(sizeof(int) * (size_t)(t->nprocs ? t->nprocs : 1));
+    if (first && to) {
+        for (int h = 0; h < t->nhosts; h++)
+            first[h] = -1;
+        for (int r = 0; r < t->nprocs; r++) {
+            int *f = &first[t->rank_host[r]];
+            *f = *f < 0 ? r : *f;
+            to[r] = *f;
+        }
+    }
+    free(first);
+    return first ? to : (free(to), NULL);
+}
+
+/* What gathering costs beside the shuffle it changes: the busiest leader
+ * takes its host's bytes in and puts them in file order (two copies at
+ * bw_copy; a read, the same back), the host's four small collectives, and
+ * the engine's second planning pass on the gathered accesses (a summary
+ * gather and the plan's broadcast, log2 p hops each). */
+static double gather_seconds(const struct plan_ctx *ctx, const struct comm *moved)
+{
+    int64_t *held = xcalloc((size_t)moved->p + 1, sizeof(int64_t)), most = 0;
+    for (int64_t k = 0; held && k < moved->nnz; k++)
+        most = max64(most, held[moved->row[k]] += moved->cval[k]);
+    free(held);
+    const struct tacio_hints *h = ctx->h;
+    return 2.0 * (double)most / h->bw_copy + 4 * h->latency +
+           2 * collective_hops(ctx->topo->nprocs) * h->latency;
+}
+
+int plan_gather_hosts(const struct plan_ctx *ctx, const struct tacio_plan *p,
+                      struct tacio_plan **out)
+{
+    *out = NULL;
+    const struct tacio_topo *t = ctx->topo;
+    if (!p->comm.row || !t->rank_host || t->nused_hosts >= t->nprocs)
+        return 0; /* no C kept, or no host with two ranks */
+    int *to = host_leaders(t);
+    struct tacio_plan *v = xcalloc(1, sizeof *v);
+    int rc = to && v ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    if (!rc) {
+        memcpy(v->strategy, p->strategy, sizeof v->strategy);
+        memcpy(v->detail, p->detail, sizeof v->detail);
+        v->nprocs = p->nprocs;
+        v->order_rule = p->order_rule;
+        v->lap_cost = p->lap_cost;
+        v->mem_shortfall = p->mem_shortfall;
+        v->gather_hosts = 1;
+        rc = partition_copy(&p->part, &v->part);
+    }
+    if (!rc)
+        rc = agg_alloc(v);
+    if (!rc) {
+        memcpy(v->agg, p->agg, sizeof(int) * (size_t)p->part.n);
+        rc = comm_move_rows(&p->comm, to, &v->comm);
+    }
+    if (!rc)
+        rc = metrics_compute(ctx, &v->comm, v);
+    if (!rc)
+        rc = order_build(t, &v->comm, v);
+    free(to);
+    if (rc) {
+        tacio_plan_free(v);
+        return rc;
+    }
+    v->m.model_seconds += gather_seconds(ctx, &v->comm);
+    *out = v;
+    return 0;
+}
+
 static int check_job(const struct tacio_pattern *pat, const struct tacio_topo *topo)
 {
     if (!topo->rank_host)
@@ -165,7 +239,7 @@ int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo 
     if (!s)
         return tacio_fail(TACIO_EINVAL, "unknown strategy '%s'; expected one of %s",
                           hints->strategy, strategy_names());
-    struct plan_ctx ctx = {pat, topo, hints, 0, 0, NULL, NULL, 0};
+    struct plan_ctx ctx = {pat, topo, hints, 0, 0, NULL, NULL, 0, true};
     pattern_range(pat, &ctx.lo, &ctx.hi);
     if (ctx.lo >= ctx.hi && !pat->nfixed)
         return tacio_fail(TACIO_EINVAL, "no rank accesses any byte: nothing to plan");
@@ -245,10 +319,10 @@ int tacio_plan_write_json(const struct tacio_plan *p, FILE *out)
         fputs("\"max_link_load\":null,", out);
     fprintf(out,
             "\"max_agg_bytes\":%lld,\"max_agg_mem\":%lld,\"messages\":%lld,\"rounds\":%lld,"
-            "\"max_step_fanin\":%d,\"mem_shortfall\":%d,\"model_seconds\":%.6g,"
-            "\"plan_seconds\":%.6f}",
+            "\"offnode_msgs\":%lld,\"max_step_fanin\":%d,\"mem_shortfall\":%d,"
+            "\"gather_hosts\":%d,\"model_seconds\":%.6g,\"plan_seconds\":%.6f}",
             (long long)m->max_agg_bytes, (long long)m->max_agg_mem, (long long)m->messages,
-            (long long)m->rounds, m->max_step_fanin, p->mem_shortfall, m->model_seconds,
-            p->plan_seconds);
+            (long long)m->rounds, (long long)m->offnode_msgs, m->max_step_fanin, p->mem_shortfall,
+            p->gather_hosts, m->model_seconds, p->plan_seconds);
     return fflush(out) == 0 && !ferror(out) ? 0 : tacio_fail(TACIO_EIO, "writing the plan failed");
 }

@@ -28,7 +28,14 @@ struct tacio_hints {
     int solver;            /* SOLVER_* */
     /* auto's cost model, bytes/s and seconds */
     double bw_link, bw_uplink, bw_copy, bw_agg_io, bw_host_io, bw_fs, latency, msg_overhead;
+    /* the share of a link's rate a message of a given size gets, as
+     * "BYTES:FACTOR;..." (SimGrid's smpi/bw-factor form: a message of at
+     * least BYTES bytes, the largest such entry); empty: 1 at every size */
+    char bw_factors[256];
 };
+
+/* The factor bw_factors gives a message of `bytes` bytes; 1 when none. */
+double hints_bw_factor(const struct tacio_hints *h, double bytes);
 
 enum { SOLVER_AUTO, SOLVER_FLOW, SOLVER_DENSE };
 
@@ -67,6 +74,10 @@ struct metrics {
     int64_t max_link_load; /* -1: no tree to route over (dist: topologies) */
     int64_t max_agg_bytes, max_agg_mem, messages, rounds;
     int64_t max_host_bytes; /* bytes the busiest host's aggregators write */
+    /* messages that cross hosts, an (aggregator, sender) pair counted once
+     * per round of the FD: the shuffle's mean message is offnode_bytes over
+     * this (auto's model reads its bandwidth factor) */
+    int64_t offnode_msgs;
     int naggs;
     int max_step_fanin; /* aggregators pulling from one host in one collection step */
     double model_seconds;
@@ -100,6 +111,10 @@ struct tacio_plan {
     int *link_parent;             /* per tree vertex: the vertex above, -1 at the root */
     int nlinks;
     double plan_seconds;
+    /* auto chose to gather each host's data on its first rank before the
+     * shuffle (intra-node aggregation): its hosts send one message per
+     * aggregator where their ranks each sent one */
+    int gather_hosts;
 };
 
 struct plan_ctx;
@@ -120,6 +135,10 @@ struct plan_ctx {
      * MPI engine plans on 1, as the other cores of rank 0's host run ranks
      * (which may busy-poll while rank 0 plans). */
     int threads;
+    /* auto may rate each candidate with its hosts' data gathered on their
+     * first ranks (plan_gather_hosts): the engine's intra-node aggregation
+     * is left to auto (neither forced nor ruled out by the hints) */
+    bool may_gather;
 };
 
 struct tacio_strategy {
@@ -204,6 +223,9 @@ int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct c
 /* C from its rows (CSR over p ranks and a FDs); frees the arrays. */
 int comm_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct comm *out);
 void comm_free(struct comm *c);
+/* C with row r's bytes moved to row to[r] (a host's ranks to its first,
+ * when hosts gather their data before the shuffle), rows summed. */
+int comm_move_rows(const struct comm *c, const int *to, struct comm *out);
 /* C for part, each of whose FDs is a run of neighbouring FDs of old (C's
  * partition), by merging C's columns in place: 0. 1: part is not such a
  * merge (nothing changed); < 0: an error. */
@@ -271,6 +293,9 @@ double plan_link_rate(const struct tacio_topo *t, const struct tacio_hints *h, i
  * all off-node bytes through one link. */
 double plan_link_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
                          const struct tacio_plan *plan);
+/* The share of the links' rates the plan's shuffle gets: bw_factors at its
+ * mean crossing message (offnode_bytes / offnode_msgs). */
+double plan_msg_factor(const struct tacio_hints *h, const struct tacio_plan *plan);
 /* The steps of a tree collective (a gather, a broadcast) over nprocs
  * ranks, as the model charges them: ceil(log2 p), at least 1. */
 double collective_hops(int nprocs);
@@ -281,5 +306,12 @@ int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct 
  * s->partition's; s has no plan override. */
 int plan_run_partition(const struct plan_ctx *ctx, const struct tacio_strategy *s,
                        const struct partition *given, struct tacio_plan **out);
+/* plan with each host's ranks' data gathered on the host's first rank
+ * before the shuffle (intra-node aggregation): the same FDs and
+ * aggregators, C's rows moved to the leaders, the metrics and model redone
+ * and the gathering's own cost added. *out NULL when there is nothing to
+ * gather (no host runs two ranks) or the plan kept no C. */
+int plan_gather_hosts(const struct plan_ctx *ctx, const struct tacio_plan *plan,
+                      struct tacio_plan **out);
 
 #endif

@@ -170,8 +170,62 @@ def test_messages(tacio):
           f"latency terms {c['model_seconds']} s, want 13 latencies (13 ms)")
 
 
+FAST = dict(tacio_bw_agg_io=1e15, tacio_bw_fs=1e15, tacio_bw_copy=1e15, tacio_latency=1e-15,
+            tacio_msg_overhead=1e-15)
+TREE_JOB = JOB + ["--placement", "cyclic"]
+
+
+def mean_message(p):
+    return p["offnode_bytes"] / p["offnode_msgs"]
+
+
+def test_bw_factors(tacio):
+    # the network alone (fast disks and copies, no latency): a factor of
+    # 1/2 for the shuffle's mean crossing message doubles the shuffle's
+    # time, which is all of the model but the plan's broadcast (56 bytes an
+    # FD down log2(8) hops); an entry whose size lies above that mean does
+    # not apply
+    base = dict(FAST, tacio_bw_link=1e6, cb_nodes=2)
+    a = plan_on(tacio, TREE_JOB, "romio", **base)
+    check(a["offnode_msgs"] > 0, "the cyclic job's messages cross hosts")
+    mean = mean_message(a)
+    bcast = 56 * len(a["fds"]) / 1e6 * 3
+    want = 2 * (a["model_seconds"] - bcast) + bcast
+    at = plan_on(tacio, TREE_JOB, "romio", tacio_bw_factors=f"0:1;{int(mean)}:0.5", **base)
+    check(close_json(at["model_seconds"], want, a, at),
+          f"factor 0.5 at the mean message ({mean:.0f} B): {at['model_seconds']} s, want {want} s")
+    above = plan_on(tacio, TREE_JOB, "romio", tacio_bw_factors=f"0:1;{int(mean) + 1}:0.5", **base)
+    check(close_json(above["model_seconds"], a["model_seconds"], a, above),
+          f"an entry above the mean message applied: {above['model_seconds']} s")
+
+
+def test_gather_hosts(tacio):
+    # auto rates each candidate with its hosts gathered on their first
+    # ranks too: the same bytes over the same links in fewer, larger
+    # messages, at the price of two copies on the leader. Messages under
+    # 64 KiB at a hundredth of the links' rate make it pay; without factors
+    # it only costs.
+    base = dict(FAST, tacio_bw_link=1e6, tacio_bw_copy=1e9)
+    plain = plan_on(tacio, TREE_JOB, "auto", **base)
+    check(plain["gather_hosts"] == 0, f"auto gathered with nothing to gain: {plain['detail']}")
+    slow = plan_on(tacio, TREE_JOB, "auto", tacio_bw_factors="0:0.01;65536:1", **base)
+    check(slow["gather_hosts"] == 1 and "hosts gathered first" in slow["detail"],
+          f"auto did not gather small messages: {slow['detail']}")
+    # the same choice ungathered: the same links and bytes, more messages
+    k = slow["detail"].split(" with ")[1].split()[0]
+    strategy = slow["detail"].split()[1]
+    same = plan_on(tacio, TREE_JOB, strategy, cb_config_list=f"*:{k}", **base)
+    check(same["max_link_load"] == slow["max_link_load"] and
+          same["offnode_bytes"] == slow["offnode_bytes"],
+          "gathering changed the bytes between hosts")
+    check(slow["offnode_msgs"] * 2 <= same["offnode_msgs"],
+          f"gathering 2 ranks a host left {slow['offnode_msgs']} of {same['offnode_msgs']} messages")
+
+
 def main():
     tacio = sys.argv[1]
+    test_bw_factors(tacio)
+    test_gather_hosts(tacio)
     test_uplink(tacio)
     test_round_tails(tacio)
     test_host_io(tacio)

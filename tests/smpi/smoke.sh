@@ -97,6 +97,16 @@ nodata_case 36 ior 32768 auto 'cb_config_list=*:1'
 # scratch): the same times, and the hosts' leaders did gather.
 nodata_case 36 btio8 24 romio 'cb_config_list=*:1,tacio_node_aggregation=enable'
 grep -q "node_aggregated=1" <<<"$full" && passed=$((passed + 1)) || ko "btio8 node aggregation: $full"
+# auto turns it on itself where its model rates the gathered plan faster:
+# here messages under 64 KiB cross the links at a hundredth of their rate
+# (tacio_bw_factors), so btio's pieces pay for gathering; without the
+# factors the same call does not gather. The gathered call plans again on
+# the leaders' accesses: its data is checked, data-free too.
+nodata_case 36 btio8 48 auto 'cb_config_list=*:1,tacio_bw_factors=0:0.01;65536:1'
+grep -q "node_aggregated=1" <<<"$full" && passed=$((passed + 1)) || ko "auto did not gather: $full"
+line=$(sim_line 0 36 btio8 48 auto 'cb_config_list=*:1')
+grep -q "node_aggregated=0 .*buffer_wrong=0 file_wrong=0" <<<"$line" && passed=$((passed + 1)) ||
+    ko "auto gathered without the factors: $line"
 # Free memory per host from the platform (tacio platform --memory: each
 # host's property tacio_mem_free), which every simulated host would
 # otherwise read from this machine: mccio sizes each aggregator's window by

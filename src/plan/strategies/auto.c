@@ -40,9 +40,56 @@ static int run_candidate(const struct plan_ctx *ctx, const struct tacio_strategy
     return plan_run(&sub, s, out);
 }
 
-/* The best candidate's plan, on ctx's C. */
+/* The candidate: strategy s at k per host, gathering hosts or not. */
+struct choice {
+    const struct tacio_strategy *s;
+    int k;
+    bool gather;
+};
+
+/* *p replaced by the same plan with its hosts' data gathered first, where
+ * there is anything to gather. */
+static int gathered(const struct plan_ctx *ctx, struct tacio_plan **p)
+{
+    struct tacio_plan *v;
+    int rc = plan_gather_hosts(ctx, *p, &v);
+    if (!rc && v) {
+        tacio_plan_free(*p);
+        *p = v;
+    }
+    return rc;
+}
+
+/* Choice c planned again (on the ranks' exact C). */
+static int run_choice(const struct plan_ctx *ctx, struct choice c, struct tacio_plan **out)
+{
+    int rc = run_candidate(ctx, c.s, c.k, out);
+    if (!rc && c.gather && (rc = gathered(ctx, out))) {
+        tacio_plan_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* p replaces *best (and c *chosen) when the model rates it clearly faster. */
+static void consider(struct tacio_plan **best, struct choice *chosen, struct tacio_plan *p,
+                     struct choice c)
+{
+    if (*best && p->m.model_seconds >= (*best)->m.model_seconds * (1 - AUTO_MARGIN)) {
+        tacio_plan_free(p);
+        return;
+    }
+    tacio_plan_free(*best);
+    *best = p;
+    *chosen = c;
+}
+
+/* The best candidate's plan, on ctx's C. Each candidate is rated as it is
+ * and, where ctx allows, with its hosts gathered (the same FDs and
+ * aggregators: only C's senders change), which pays where the ranks' own
+ * messages are small. */
 static int best_candidate(const struct plan_ctx *ctx, struct tacio_plan **out,
-                          const struct tacio_strategy **best_s, int *best_k)
+                          struct choice *chosen)
 {
     struct tacio_plan *best = NULL;
     int rc = 0;
@@ -50,17 +97,18 @@ static int best_candidate(const struct plan_ctx *ctx, struct tacio_plan **out,
     for (int i = 0; (s = strategy_at(i)) && !rc; i++)
         for (size_t k = 0; s->auto_candidate && k < sizeof per_host / sizeof *per_host && !rc;
              k++) {
-            struct tacio_plan *p;
-            rc = run_candidate(ctx, s, per_host[k], &p);
-            if (rc)
-                break;
-            if (!best || p->m.model_seconds < best->m.model_seconds * (1 - AUTO_MARGIN)) {
-                tacio_plan_free(best);
-                best = p;
-                *best_s = s;
-                *best_k = per_host[k];
-            } else
+            struct tacio_plan *p, *v = NULL;
+            struct choice c = {s, per_host[k], false};
+            rc = run_candidate(ctx, s, c.k, &p);
+            if (!rc && ctx->may_gather)
+                rc = plan_gather_hosts(ctx, p, &v);
+            if (rc) {
                 tacio_plan_free(p);
+                break;
+            }
+            consider(&best, chosen, p, c);
+            if (v)
+                consider(&best, chosen, v, (struct choice){s, c.k, true});
         }
     if (rc)
         tacio_plan_free(best);
@@ -100,24 +148,26 @@ static int auto_wants_distribution(const struct plan_ctx *ctx, int64_t order_byt
 
 static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
 {
-    const struct tacio_strategy *s = NULL;
-    int k = 0;
+    struct choice c = {0};
     struct plan_ctx summary = *ctx;
     summary.comm_of = NULL; /* C from ctx->pat: under the engine, the summary */
     struct tacio_plan *best;
-    int rc = best_candidate(&summary, &best, &s, &k);
-    if (!rc && ctx->comm_of) { /* the chosen one on the ranks' exact C */
+    int rc = best_candidate(&summary, &best, &c);
+    const char *how = c.gather ? " (hosts gathered first)" : "";
+    /* the chosen one on the ranks' exact C; a gathering one is planned
+     * again by the engine once the hosts have gathered */
+    if (!rc && ctx->comm_of && !c.gather) {
         double rated = best->m.model_seconds;
         tacio_plan_free(best);
-        rc = run_candidate(ctx, s, k, &best);
+        rc = run_choice(ctx, c, &best);
         if (!rc)
             snprintf(best->detail, sizeof best->detail,
-                     "chose %s with %d aggregator(s) per host on the access summary (model "
+                     "chose %s with %d aggregator(s) per host%s on the access summary (model "
                      "%.4g s there, %.4g s on the exact C)",
-                     s->name, k, rated, best->m.model_seconds);
+                     c.s->name, c.k, how, rated, best->m.model_seconds);
     } else if (!rc)
         snprintf(best->detail, sizeof best->detail,
-                 "chose %s with %d aggregator(s) per host, model %.4g s", s->name, k,
+                 "chose %s with %d aggregator(s) per host%s, model %.4g s", c.s->name, c.k, how,
                  best->m.model_seconds);
     if (rc)
         return rc;
