@@ -101,11 +101,6 @@ static int share_counts(struct nodeagg *a, bool failed, bool *any_failed)
     return 0;
 }
 
-/* Whether the hint lets this call try at all (the host's counts cost two
- * collectives per call). auto leaves alone what cannot gain: no threshold
- * (tacio_node_agg_piece 0, the default), one host (no network to spare), or
- * virtual hosts (tacio_ranks_per_node), whose "network" is the same shared
- * memory the gathering would copy through. */
 bool nodeagg_left_to_plan(const struct tacio_file *f)
 {
     const struct exec_hints *h = &f->hints;
@@ -113,6 +108,11 @@ bool nodeagg_left_to_plan(const struct tacio_file *f)
            h->ranks_per_node == 0 && f->topo->nused_hosts > 1;
 }
 
+/* Whether the hint lets this call try at all (the host's counts cost two
+ * collectives per call). auto leaves alone what cannot gain: no threshold
+ * (tacio_node_agg_piece 0, the default), one host (no network to spare), or
+ * virtual hosts (tacio_ranks_per_node), whose "network" is the same shared
+ * memory the gathering would copy through. */
 static bool may_try(const struct tacio_file *f)
 {
     const struct exec_hints *h = &f->hints;
