@@ -4,6 +4,9 @@
  *   tacio_bw_link     large messages between two hosts (ping-pong)
  *   tacio_bw_uplink   the same between hosts under different switches of
  *                     --topology (which must name the hosts); else omitted
+ *   tacio_bw_factors  the share of tacio_bw_link a message of 1 KiB to 1 MiB
+ *                     gets between two hosts (its one-way time less the
+ *                     latency), in steps of 4: smaller messages are slower
  *   tacio_latency     a small message's one-way time between two hosts (on a
  *                     one-host job: between two of its ranks, the only kind
  *                     of message it has)
@@ -144,6 +147,26 @@ static double per_message(const struct job *j, int a, int b)
     return best;
 }
 
+/* tacio_bw_factors between ranks a and b: for messages of 1 MiB down to
+ * 1 KiB by 4, the rate each gets besides the latency, over `link`; at most
+ * 1, and never more than a larger message's (a message's latency is not
+ * measured exactly, and a smaller one's rate cannot exceed a larger's: the
+ * noise would otherwise show as small messages moving faster). The
+ * smallest's applies below it too ("0:"). */
+static void bw_factors(const struct job *j, int a, int b, double link, double lat, char *out,
+                       size_t cap)
+{
+    size_t at = 0;
+    double most = 1;
+    for (int bytes = 1 << 20; bytes >= 1 << 10; bytes >>= 2) {
+        double t = one_way(j, a, b, bytes) - lat;
+        double f = t > 0 ? (double)bytes / t / link : most;
+        most = f < most ? f : most;
+        at += (size_t)snprintf(out + at, cap - at, "%s%d:%.3g", at ? ";" : "",
+                               bytes > 1 << 10 ? bytes : 0, most);
+    }
+}
+
 /* Two hosts under different switches of the topology, or -1. */
 static int cross_switch_pair(const struct job *j, const char *spec, int *a, int *b)
 {
@@ -255,7 +278,7 @@ int main(int argc, char **argv)
     const char *topology, *profile;
     parse_args(argc, argv, &j, &topology, &profile);
     find_hosts(&j);
-    char model[512] = "";
+    char model[1024] = "", factors[256];
     size_t at = 0;
     if (j.nhosts > 1) {
         double lat = one_way(&j, j.leader[0], j.leader[1], 8);
@@ -263,6 +286,8 @@ int main(int argc, char **argv)
         at += (size_t)snprintf(model + at, sizeof model - at, "tacio_msg_overhead=%.4g,", o);
         double link = (double)CHUNK / one_way(&j, j.leader[0], j.leader[1], CHUNK);
         at += (size_t)snprintf(model + at, sizeof model - at, "tacio_bw_link=%.4g,", link);
+        bw_factors(&j, j.leader[0], j.leader[1], link, lat, factors, sizeof factors);
+        at += (size_t)snprintf(model + at, sizeof model - at, "tacio_bw_factors=%s,", factors);
         int a, b;
         if (!cross_switch_pair(&j, topology, &a, &b))
             at += (size_t)snprintf(model + at, sizeof model - at, "tacio_bw_uplink=%.4g,",

@@ -24,7 +24,8 @@ def main():
             print(f"{sys.argv[2]} pattern={p} ranks={r['ranks']} strategy={s} naggs={r['naggs']} "
                   f"reps={len(rs)} write_s={med[s]['write_s']:.4f} read_s={med[s]['read_s']:.4f} "
                   f"write_shuffle_s={med[s]['write_st4']:.4f} write_io_s={med[s]['write_st5']:.4f} "
-                  f"hop_bytes={r['hop_bytes']} max_link_load={r['max_link_load']} verified=yes")
+                  f"hop_bytes={r['hop_bytes']} max_link_load={r['max_link_load']} "
+                  f"node_aggregated={r['node_aggregated']} verified=yes")
         base = med.get("romio", {}).get("write_st4")
         if not base:
             continue

@@ -164,9 +164,10 @@ static int *host_leaders(const struct tacio_topo *t)
 
 /* What gathering costs beside the shuffle it changes: the busiest leader
  * takes its host's bytes in and puts them in file order (two copies at
- * bw_copy; a read, the same back), the host's four small collectives, and
- * the engine's second planning pass on the gathered accesses (a summary
- * gather and the plan's broadcast, log2 p hops each). */
+ * bw_copy; a read, the same back), and the engine's second planning pass
+ * on the gathered accesses (a summary gather and the plan's broadcast,
+ * log2 p hops each). The host's own small collectives stay in its shared
+ * memory: not charged, as the model charges no on-host latency. */
 static double gather_seconds(const struct plan_ctx *ctx, const struct comm *moved)
 {
     int64_t *held = xcalloc((size_t)moved->p + 1, sizeof(int64_t)), most = 0;
@@ -174,8 +175,7 @@ static double gather_seconds(const struct plan_ctx *ctx, const struct comm *move
         most = max64(most, held[moved->row[k]] += moved->cval[k]);
     free(held);
     const struct tacio_hints *h = ctx->h;
-    return 2.0 * (double)most / h->bw_copy + 4 * h->latency +
-           2 * collective_hops(ctx->topo->nprocs) * h->latency;
+    return 2.0 * (double)most / h->bw_copy + 2 * collective_hops(ctx->topo->nprocs) * h->latency;
 }
 
 int plan_gather_hosts(const struct plan_ctx *ctx, const struct tacio_plan *p,

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # bench/lab, small: the namespace network comes up, MPI traffic crosses its
-# shaped links (the tbf byte counters), the data checks pass, and every
+# shaped links (the tbf byte counters), the data checks pass, tacio-calibrate
+# measures the links' bandwidth factors, auto gathers hosts where its model
+# says so (real Open MPI between the lab's hosts), and every
 # namespace, hosts file and UTS file it made is gone afterwards -- after a
 # normal exit and after a signal in the middle of a run (TERM: a background
 # job of a script ignores INT, and bench/lab traps both alike). No timing asserted
@@ -27,6 +29,27 @@ echo "$out" | grep -E "^(calibrated|layout|shuffle|uplink)"
 up=$(grep -o 'uplink_bytes=[0-9]*' <<<"$out" | cut -d= -f2)
 [ "${up:-0}" -gt 10000000 ] || ko "the uplinks carried ${up:-no} bytes: the traffic did not cross them"
 grep -q 'tacio_bw_uplink=' <<<"$out" || ko "no calibration line"
+# tacio-calibrate's bandwidth factors between hosts: 1 MiB down to the
+# smallest ("0:"), each in (0, 1] and none above a larger message's
+factors=$(grep -o 'tacio_bw_factors=[^,]*' <<<"$out" | cut -d= -f2)
+python3 -c '
+import sys
+e = [tuple(map(float, x.split(":"))) for x in sys.argv[1].split(";")]
+assert [b for b, _ in e] == [1 << 20, 1 << 18, 1 << 16, 1 << 14, 1 << 12, 0], e
+f = [v for _, v in e]
+assert all(0 < v <= 1 for v in f) and f == sorted(f, reverse=True), f
+' "$factors" || ko "calibrated factors: ${factors:-none}"
+[ "$(leftovers)" = "$before" ] || ko "left behind after exit: $(leftovers)"
+
+# auto gathers each host's data on its first rank where its model rates it
+# faster, on real Open MPI between the lab's hosts: messages under 200 KB
+# at a hundredth of the link's rate (the hint, over the calibrated model)
+# make btio's 110 KB a rank pay for it; the data is checked by the driver
+out=$("$src/bench/lab/run" --nodes 2 --ranks-per-node 2 --reps 1 --strategies auto \
+    --patterns "btio8 48" --hints "tacio_bw_factors=0:0.01;200000:1" 2>&1)
+grep -E "^layout" <<<"$out"
+grep -q "strategy=auto .*node_aggregated=1 verified=yes" <<<"$out" ||
+    ko "auto did not gather in the lab: $(tail -3 <<<"$out")"
 [ "$(leftovers)" = "$before" ] || ko "left behind after exit: $(leftovers)"
 
 # interrupted while the MPI runs go on

@@ -23,7 +23,7 @@ for k in tacio_latency tacio_msg_overhead; do
     v=$(tr , '\n' <<<"$model" | sed -n "s/^$k=//p")
     awk -v v="$v" 'BEGIN { exit !(v + 0 > 0 && v + 0 < 0.01) }' || ko "$k=$v: expected 0-10 ms"
 done
-grep -q "tacio_bw_link" <<<"$model" && ko "one host cannot measure links: $model"
+grep -qE "tacio_bw_link|tacio_bw_factors" <<<"$model" && ko "one host cannot measure links: $model"
 hints=()
 for kv in ${model//,/ }; do hints+=(--hint "$kv"); done
 "$tacio" plan --pattern cube:n=16 --procs 8 --topology tree:racks=2,nodes=2,cores=2 \
