@@ -9,6 +9,7 @@
 
 #include "../base/options.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,11 +40,11 @@ static const char *factor_entry(const char *s, double *bytes, double *factor)
 {
     char *end;
     *bytes = strtod(s, &end);
-    if (end == s || *end != ':' || *bytes < 0)
+    if (end == s || *end != ':' || !(*bytes >= 0) || isinf(*bytes))
         return NULL;
     s = end + 1;
     *factor = strtod(s, &end);
-    if (end == s || *factor <= 0 || (*end && *end != ';'))
+    if (end == s || !(*factor > 0) || isinf(*factor) || (*end && *end != ';'))
         return NULL;
     return *end ? end + 1 : end;
 }

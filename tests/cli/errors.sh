@@ -46,6 +46,8 @@ expect_error "unknown hint" plan --pattern cube:n=8 --procs 8 --topology "$T" --
 expect_error "cb_buffer_size" plan --pattern cube:n=8 --procs 8 --topology "$T" --hint cb_buffer_size=0
 expect_error "BYTES:FACTOR" plan --pattern cube:n=8 --procs 8 --topology "$T" --hint "tacio_bw_factors=65472:0.9;x"
 expect_error "each factor above 0" plan --pattern cube:n=8 --procs 8 --topology "$T" --hint "tacio_bw_factors=0:0"
+expect_error "each factor above 0" plan --pattern cube:n=8 --procs 8 --topology "$T" --hint "tacio_bw_factors=0:nan"
+expect_error "each factor above 0" plan --pattern cube:n=8 --procs 8 --topology "$T" --hint "tacio_bw_factors=0:inf"
 expect_error "key=value" plan --pattern cube:n=8 --procs 8 --topology "$T" --hint cb_nodes
 expect_error "unknown topology" plan --pattern cube:n=8 --procs 8 --topology torus:x=2
 expect_error "slots" plan --pattern cube:n=8 --procs 64 --topology "$T"
