@@ -153,16 +153,19 @@ def grouped_bars(ax, chart, table, jobs, strategies, scale=1.0):
     """Bars per job (groups) and strategy (colours); table[(job, s)] = value."""
     width = 0.8 / max(1, len(strategies))
     for i, s in enumerate(strategies):
+        label = s  # on the strategy's first bar only: one legend entry each
         for g, job in enumerate(jobs):
             if (job, s) not in table:
                 continue
             v = table[(job, s)]
-            (bar,) = ax.bar(g + i * width, v / scale, width, color=f"C{i}",
-                            label=s if g == 0 or (jobs[0], s) not in table else None)
+            (bar,) = ax.bar(g + i * width, v / scale, width, color=f"C{i}", label=label)
+            label = None
             tag(bar, chart, s, job, v)
     ax.set_xticks([g + 0.4 - width / 2 for g in range(len(jobs))], jobs, rotation=15,
                   ha="right")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # clear of the bars
+    legend = ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # clear of the bars
+    for text in legend.get_texts():
+        text.set_gid(f"legend|{chart}|{text.get_text()}")
 
 
 def first_by(runs, key, pick):

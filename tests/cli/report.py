@@ -91,6 +91,12 @@ def write_inputs(work, tacio):
         f.write("cluster=fattree placement=scatter:seed=1 pattern=cube ranks=128 aggs_per_host=1 "
                 "strategy=romio naggs=8 write_s=0.002 read_s=0.003 hop_bytes=3000 "
                 "max_link_load=750 bytes=4194304 buffer_bytes=524288 verified=yes\n")
+        # a strategy the first jobs lack, in two later ones: one legend entry
+        for cluster, ranks, hop in (("inspur", 64, 3500), ("fattree", 128, 2500)):
+            f.write(f"cluster={cluster} placement=scatter:seed=1 pattern=cube ranks={ranks} "
+                    f"aggs_per_host=1 strategy=mccio naggs=8 write_s=0.002 read_s=0.003 "
+                    f"hop_bytes={hop} max_link_load=700 bytes=4194304 buffer_bytes=524288 "
+                    f"verified=yes\n")
     return plans, stats, runs, bench
 
 
@@ -101,6 +107,10 @@ def test_hop_bytes(out, plans, runs):
     want.update({(s, f"{n} ranks"): hop for s, n, op, st, b, hop in runs})
     want.update({("romio", "cube 64"): 5000, ("tatp", "cube 64"): 4000})  # 1 agg/host only
     want[("romio", "cube 128 fattree")] = 3000
+    want.update({("mccio", "cube 64"): 3500, ("mccio", "cube 128 fattree"): 2500})
+    legend = re.findall(r'id="legend\|hop_bytes\|([^"]*)"', open(os.path.join(out, "hop_bytes.svg")).read())
+    check(sorted(legend) == sorted({s for s, _ in want}),
+          f"hop_bytes legend {legend}: want each strategy once")
     got = {}
     for gid, (pts, _) in bars.items():
         _, s, job, v = gid.split("|")
