@@ -85,8 +85,8 @@ static int run_rounds(struct call *c)
 
 /* auto chose to gather each host's data on its first rank: every host of
  * more than one rank gathers, and the call plans again on the leaders'
- * accesses (the plan's second pass: where gathering pays, the call moves
- * gigabytes and the pass costs two collectives). */
+ * accesses (a second pass: a summary gather and the outcome's broadcast,
+ * which auto's model charged the gathered candidate). */
 static int gather_then_plan(struct call *c)
 {
     double t0 = backend_clock();
