@@ -149,17 +149,20 @@ static int *host_leaders(const struct tacio_topo *t)
 {
     int *first = malloc(sizeof(int) * (size_t)(t->nhosts ? t->nhosts : 1));
     int *to = malloc(sizeof(int) * (size_t)(t->nprocs ? t->nprocs : 1));
-    if (first && to) {
-        for (int h = 0; h < t->nhosts; h++)
-            first[h] = -1;
-        for (int r = 0; r < t->nprocs; r++) {
-            int *f = &first[t->rank_host[r]];
-            *f = *f < 0 ? r : *f;
-            to[r] = *f;
-        }
+    if (!first || !to) {
+        free(first);
+        free(to);
+        return NULL;
+    }
+    for (int h = 0; h < t->nhosts; h++)
+        first[h] = -1;
+    for (int r = 0; r < t->nprocs; r++) { /* ranks in order: a host's first comes first */
+        int *f = &first[t->rank_host[r]];
+        *f = *f < 0 ? r : *f;
+        to[r] = *f;
     }
     free(first);
-    return first ? to : (free(to), NULL);
+    return to;
 }
 
 /* What gathering costs beside the shuffle it changes: the busiest leader
