@@ -578,8 +578,6 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
         plan = c->s->plan = NULL;
         c->gather_hosts = true;
     }
-    if (plan && c->hosts_gathered)
-        plan->gather_hosts = 1; /* stats: this plan runs on the gathered hosts */
     if (!rc && plan) {
         c->s->nsenders = malloc(sizeof(int) * (size_t)(plan->part.n + 1));
         rc = c->s->nsenders ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");

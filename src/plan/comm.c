@@ -387,11 +387,28 @@ static int group_end(const struct partition *old, int j0, const struct fdom *fd)
     return j > j0 && old->fd[j - 1].end == fd->end ? j : -1;
 }
 
+/* The n entries of v sorted by rank and written to row and val with each
+ * rank's bytes summed; returns how many were written. */
+static int64_t sum_by_row(struct pair *v, int64_t n, int *row, int64_t *val)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_pair);
+    int64_t w = 0;
+    for (int64_t k = 0; k < n; k++) {
+        if (w > 0 && row[w - 1] == v[k].row) {
+            val[w - 1] += v[k].val;
+            continue;
+        }
+        row[w] = v[k].row;
+        val[w++] = v[k].val;
+    }
+    return w;
+}
+
 /* Writes the merged column of old columns [j0, j1) at c->row + w: a group's
  * entries are copied out first, as the output may overlap them. */
 static int64_t merge_group(struct comm *c, int j0, int j1, int64_t w, struct pair *scratch)
 {
-    int64_t lo = c->col_ptr[j0], hi = c->col_ptr[j1], n = 0;
+    int64_t lo = c->col_ptr[j0], hi = c->col_ptr[j1];
     if (j1 - j0 == 1) {
         memmove(c->row + w, c->row + lo, sizeof(int) * (size_t)(hi - lo));
         memmove(c->cval + w, c->cval + lo, sizeof(int64_t) * (size_t)(hi - lo));
@@ -399,16 +416,7 @@ static int64_t merge_group(struct comm *c, int j0, int j1, int64_t w, struct pai
     }
     for (int64_t k = lo; k < hi; k++)
         scratch[k - lo] = (struct pair){c->row[k], c->cval[k]};
-    qsort(scratch, (size_t)(hi - lo), sizeof *scratch, cmp_pair);
-    for (int64_t k = 0; k < hi - lo; k++) {
-        if (n > 0 && c->row[w + n - 1] == scratch[k].row) {
-            c->cval[w + n - 1] += scratch[k].val;
-            continue;
-        }
-        c->row[w + n] = scratch[k].row;
-        c->cval[w + n++] = scratch[k].val;
-    }
-    return n;
+    return sum_by_row(scratch, hi - lo, c->row + w, c->cval + w);
 }
 
 int comm_merge_columns(struct comm *c, const struct partition *old, const struct partition *part)
@@ -463,16 +471,8 @@ int comm_move_rows(const struct comm *c, const int *to, struct comm *out)
         int64_t lo = c->col_ptr[j], n = c->col_ptr[j + 1] - lo;
         for (int64_t k = 0; k < n; k++)
             scratch[k] = (struct pair){to[c->row[lo + k]], c->cval[lo + k]};
-        qsort(scratch, (size_t)n, sizeof *scratch, cmp_pair);
         out->col_ptr[j] = w;
-        for (int64_t k = 0; k < n; k++) {
-            if (w > out->col_ptr[j] && out->row[w - 1] == scratch[k].row) {
-                out->cval[w - 1] += scratch[k].val;
-                continue;
-            }
-            out->row[w] = scratch[k].row;
-            out->cval[w++] = scratch[k].val;
-        }
+        w += sum_by_row(scratch, n, out->row + w, out->cval + w);
         out->fd_bytes[j] = c->fd_bytes[j];
     }
     out->col_ptr[c->a] = out->nnz = w;

@@ -47,30 +47,6 @@ struct choice {
     bool gather;
 };
 
-/* *p replaced by the same plan with its hosts' data gathered first, where
- * there is anything to gather. */
-static int gathered(const struct plan_ctx *ctx, struct tacio_plan **p)
-{
-    struct tacio_plan *v;
-    int rc = plan_gather_hosts(ctx, *p, &v);
-    if (!rc && v) {
-        tacio_plan_free(*p);
-        *p = v;
-    }
-    return rc;
-}
-
-/* Choice c planned again (on the ranks' exact C). */
-static int run_choice(const struct plan_ctx *ctx, struct choice c, struct tacio_plan **out)
-{
-    int rc = run_candidate(ctx, c.s, c.k, out);
-    if (!rc && c.gather && (rc = gathered(ctx, out))) {
-        tacio_plan_free(*out);
-        *out = NULL;
-    }
-    return rc;
-}
-
 /* p replaces *best (and c *chosen) when the model rates it clearly faster. */
 static void consider(struct tacio_plan **best, struct choice *chosen, struct tacio_plan *p,
                      struct choice c)
@@ -153,22 +129,21 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     summary.comm_of = NULL; /* C from ctx->pat: under the engine, the summary */
     struct tacio_plan *best;
     int rc = best_candidate(&summary, &best, &c);
-    const char *how = c.gather ? " (hosts gathered first)" : "";
     /* the chosen one on the ranks' exact C; a gathering one is planned
      * again by the engine once the hosts have gathered */
     if (!rc && ctx->comm_of && !c.gather) {
         double rated = best->m.model_seconds;
         tacio_plan_free(best);
-        rc = run_choice(ctx, c, &best);
+        rc = run_candidate(ctx, c.s, c.k, &best);
         if (!rc)
             snprintf(best->detail, sizeof best->detail,
-                     "chose %s with %d aggregator(s) per host%s on the access summary (model "
+                     "chose %s with %d aggregator(s) per host on the access summary (model "
                      "%.4g s there, %.4g s on the exact C)",
-                     c.s->name, c.k, how, rated, best->m.model_seconds);
+                     c.s->name, c.k, rated, best->m.model_seconds);
     } else if (!rc)
         snprintf(best->detail, sizeof best->detail,
-                 "chose %s with %d aggregator(s) per host%s, model %.4g s", c.s->name, c.k, how,
-                 best->m.model_seconds);
+                 "chose %s with %d aggregator(s) per host%s, model %.4g s", c.s->name, c.k,
+                 c.gather ? " (hosts gathered first)" : "", best->m.model_seconds);
     if (rc)
         return rc;
     snprintf(best->strategy, sizeof best->strategy, "auto");
