@@ -113,7 +113,7 @@ class Inputs:
         for op in ("write", "read"):
             # a line against rank count is one pattern on one machine
             run = dict(strategy=strategy, job=job, op=op, procs=int(b["ranks"]),
-                       pattern=f"{b.get('pattern')}{machine}",
+                       pattern=f"{b.get('pattern')}{machine}", machine=machine.strip(),
                        seconds=float(b[f"{op}_s"]), hop_bytes=int(b["hop_bytes"]),
                        max_link_load=int(b["max_link_load"]),
                        aggs_per_host=int(b.get("aggs_per_host", 1)))
@@ -205,7 +205,8 @@ def chart_memory(plt, inputs, out, written):
 
 
 def chart_stages(plt, inputs, out, written):
-    runs = [r for r in inputs.runs if r.get("stages") and sum(r["stages"]) > 0]
+    runs = [r for r in inputs.runs if r.get("stages") and sum(r["stages"]) > 0
+            and r.get("aggs_per_host", 1) == 1]  # the label does not name K
     if not runs:
         return
     labels = ordered(f"{r['job']} {r['op']} {r['strategy']}" for r in runs)
@@ -292,31 +293,41 @@ def chart_shuffle(plt, inputs, out, written):
 
 
 def chart_aggs_per_host(plt, inputs, out, written):
-    runs = [r for r in inputs.runs if "aggs_per_host" in r and r["op"] == "write"]
-    if len(ordered(r["aggs_per_host"] for r in runs)) < 2:
+    """TATP fig. 13: write MiB/s and hop-bytes against aggregators per host, a
+    row per job that varies them, on the machine of the first such job (the
+    paper's rank counts on one cluster; other machines' jobs are not its
+    figure)."""
+    # auto picks its own K: a point at 1 would misplace it
+    runs = [r for r in inputs.runs if "aggs_per_host" in r and r["op"] == "write"
+            and not r["strategy"].startswith("auto")]
+    varied = [r for r in runs if r["aggs_per_host"] != 1]
+    if not varied:
         return
-    # the job as it is with one aggregator per host: the runs that vary it
-    base = ordered(r["job"] for r in runs if r["aggs_per_host"] != 1)[0]
-    runs = [r for r in runs if r["job"] == base]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    for i, s in enumerate(ordered(r["strategy"] for r in runs)):
-        mine = [r for r in runs if r["strategy"] == s]
-        for ax, name, pick in ((left, "MiB/s", mib_per_s),
-                               (right, "hop_bytes", lambda r: r["hop_bytes"])):
-            pts = first_by(mine, lambda r: r["aggs_per_host"], pick)
-            pts = {k: v for k, v in pts.items() if v is not None}
-            if not pts:
-                continue
-            xs = sorted(pts)
-            (line,) = ax.plot(xs, [pts[x] for x in xs], marker="o", color=f"C{i}", label=s)
-            tag(line, f"aggs_per_host {name}", s, ",".join(map(str, xs)),
-                ",".join(f"{pts[x]:.3f}" for x in xs))
-    left.set_ylabel("write MiB/s")
-    right.set_ylabel("hop-bytes")
-    for ax in (left, right):
-        ax.set_xlabel("aggregators per host")
-        ax.legend(fontsize=7)
-    fig.suptitle(f"Aggregators per host, {base} (TATP fig. 13)")
+    machine = varied[0].get("machine", "")
+    jobs = ordered(r["job"] for r in varied if r.get("machine", "") == machine)
+    fig, axes = plt.subplots(len(jobs), 2, figsize=(10, 3.2 * len(jobs)), squeeze=False)
+    for (left, right), job in zip(axes, jobs):
+        mine = [r for r in runs if r["job"] == job]
+        for i, s in enumerate(ordered(r["strategy"] for r in runs)):
+            for ax, name, pick in ((left, "MiB/s", mib_per_s),
+                                   (right, "hop_bytes", lambda r: r["hop_bytes"])):
+                pts = first_by([r for r in mine if r["strategy"] == s],
+                               lambda r: r["aggs_per_host"], pick)
+                pts = {k: v for k, v in pts.items() if v is not None}
+                if not pts:
+                    continue
+                xs = sorted(pts)
+                (line,) = ax.plot(xs, [pts[x] for x in xs], marker="o", color=f"C{i}", label=s)
+                tag(line, f"aggs_per_host {name}", s, ",".join(map(str, xs)),
+                    ",".join(f"{pts[x]:.3f}" for x in xs), job)
+        left.set_ylabel(f"{job}: write MiB/s")
+        right.set_ylabel("hop-bytes")
+        for ax in (left, right):
+            ax.set_xlabel("aggregators per host")
+            ax.set_xticks([1, 2, 4])
+            ax.legend(fontsize=7)
+    fig.suptitle("Aggregators per host (TATP fig. 13)")
+    fig.tight_layout()
     save(fig, out, "aggs_per_host", written)
 
 

@@ -87,10 +87,19 @@ def write_inputs(work, tacio):
                     f"aggs_per_host={k} strategy={s} naggs={6 * k} write_s={ws} "
                     f"read_s={ws * 1.5} hop_bytes={hop} max_link_load={hop // 4} "
                     f"bytes=4194304 buffer_bytes={699051 // k} verified=yes\n")
+        # a larger job varying only K: fig. 13 draws it as a row of its own
+        for k, ws in ((2, 0.0025), (4, 0.002)):
+            f.write(f"cluster=inspur placement=scatter:seed=1 pattern=cube ranks=128 "
+                    f"aggs_per_host={k} strategy=romio naggs={8 * k} write_s={ws} "
+                    f"read_s={ws} hop_bytes={6000 - k} max_link_load=1500 bytes=4194304 "
+                    f"buffer_bytes=524288 verified=yes\n")
         # another machine at another rank count: no line joins it to inspur's cube
         f.write("cluster=fattree placement=scatter:seed=1 pattern=cube ranks=128 aggs_per_host=1 "
                 "strategy=romio naggs=8 write_s=0.002 read_s=0.003 hop_bytes=3000 "
                 "max_link_load=750 bytes=4194304 buffer_bytes=524288 verified=yes\n")
+        f.write("cluster=fattree placement=scatter:seed=1 pattern=cube ranks=128 aggs_per_host=2 "
+                "strategy=romio naggs=16 write_s=0.001 read_s=0.002 hop_bytes=2900 "
+                "max_link_load=700 bytes=4194304 buffer_bytes=262144 verified=yes\n")
         # a strategy the first jobs lack, in two later ones: one legend entry
         for cluster, ranks, hop in (("inspur", 64, 3500), ("fattree", 128, 2500)):
             f.write(f"cluster={cluster} placement=scatter:seed=1 pattern=cube ranks={ranks} "
@@ -186,16 +195,26 @@ def test_shuffle(out, runs):
 
 
 def test_aggs_per_host(out):
+    """A row per inspur job that varies K (fattree's is another machine's),
+    each line its job's runs only."""
     items = svg_items(os.path.join(out, "aggs_per_host.svg"))
-    mibs = {("romio", 1): 4 / 0.004, ("romio", 2): 4 / 0.003, ("tatp", 1): 4 / 0.005,
-            ("tatp", 2): 4 / 0.002}
-    for s in ("romio", "tatp"):
-        gid = [g for g in items if g.startswith(f"aggs_per_host MiB/s|{s}|")]
-        check(len(gid) == 1, f"aggs_per_host: MiB/s line of {s} drawn {len(gid)}x")
-        if gid:
-            ys = [float(y) for y in gid[0].split("|")[3].split(",")]
-            check(all(abs(y - mibs[(s, k)]) < 1e-3 for y, k in zip(ys, (1, 2))),
-                  f"aggs_per_host {gid[0]}")
+    mibs = {("cube 64", "romio"): {1: 4 / 0.004, 2: 4 / 0.003},
+            ("cube 64", "tatp"): {1: 4 / 0.005, 2: 4 / 0.002},
+            ("cube 64", "mccio"): {1: 4 / 0.002},
+            ("cube 128", "romio"): {2: 4 / 0.0025, 4: 4 / 0.002}}
+    lines = [g.split("|") for g in items if g.startswith("aggs_per_host MiB/s|")]
+    drawn = {(job, s): (xs, ys) for _, s, xs, ys, job in lines}
+    check(len(lines) == len(drawn) == len(mibs) and set(drawn) == set(mibs),
+          f"aggs_per_host: MiB/s lines {sorted(drawn)}")
+    for key, want in mibs.items():
+        xs, ys = drawn.get(key, ("", ""))
+        got = dict(zip((int(x) for x in xs.split(",") if x), (float(y) for y in ys.split(",") if y)))
+        check(got.keys() == want.keys() and all(abs(got[k] - want[k]) < 1e-3 for k in want),
+              f"aggs_per_host {key}: {got} want {want}")
+    hops = [g.split("|") for g in items if g.startswith("aggs_per_host hop_bytes|")
+            and g.endswith("|cube 128")]
+    check(len(hops) == 1 and hops[0][3] == "5998.000,5996.000",
+          f"aggs_per_host hop-bytes of cube 128: {hops}")
 
 
 def test_link_load(out, plans):
