@@ -324,7 +324,7 @@ def chart_aggs_per_host(plt, inputs, out, written):
         right.set_ylabel("hop-bytes")
         for ax in (left, right):
             ax.set_xlabel("aggregators per host")
-            ax.set_xticks([1, 2, 4])
+            ax.set_xticks(ordered(sorted(r["aggs_per_host"] for r in mine)))
             ax.legend(fontsize=7)
     fig.suptitle("Aggregators per host (TATP fig. 13)")
     fig.tight_layout()

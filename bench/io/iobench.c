@@ -249,7 +249,7 @@ int main(int argc, char **argv)
         pieces_of(&p, fill_or_check, &w);
         wrong_read += w.wrong;
         spent += i > 0 ? tw[i] + tr[i] : 0; /* the slowest rank's: the same on every rank */
-        if (budget > 0 && i > 0 && spent >= budget && i < reps)
+        if (budget > 0 && i > 0 && spent >= budget)
             reps = i; /* every rank leaves after the same repetition */
     }
     check(MPI_File_close(&fh), "MPI_File_close");
