@@ -364,7 +364,7 @@ static void summarize(const struct call *c, int local, int k, int64_t *out)
         run[0] = first, run[1] = last - first, run[2] = hi - lo;
     }
     out[0] = local ? SUM_FAILED : 0;
-    if (!local && cb_mode(c) == OPT_AUTOMATIC && has_small_run(c, c->f->min_piece))
+    if (!local && cb_mode(c) == OPT_AUTOMATIC && has_small_run(c, c->f->min_piece[c->is_write]))
         out[0] |= SUM_SMALL;
     out[1] = (int64_t)c->f->digest;
     out[2] = m;

@@ -18,6 +18,7 @@ static const struct opt_def defs[] = {
     TRISTATE("romio_cb_read", cb_read),
     SIZE("tacio_ind_min_piece", ind_min_piece, 1, NULL),
     TRISTATE("tacio_pipeline", pipeline),
+    TRISTATE("tacio_recv_datatype", recv_datatype),
     TRISTATE("tacio_node_aggregation", node_aggregation),
     /* 0: automatic never gathers; nothing measured here paid (README) */
     SIZE("tacio_node_agg_piece", node_agg_piece, 0, "0"),

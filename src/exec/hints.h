@@ -19,6 +19,11 @@ struct exec_hints {
     int64_t ind_min_piece; /* automatic: a run shorter than this needs buffering; 0: the
                               file system's default (io_min_piece) */
     int pipeline;          /* tacio_pipeline: OPT_ENABLE, OPT_DISABLE, OPT_AUTOMATIC */
+    /* tacio_recv_datatype: a write's aggregator receives pieces that are
+     * scattered in its window through a datatype (OPT_ENABLE), staged and
+     * copied (OPT_DISABLE), or (OPT_AUTOMATIC) through a datatype where the
+     * MPI unpacks fast and the pieces average RECV_TYPED_PIECE bytes */
+    int recv_datatype;
     /* tacio_node_aggregation: a host's ranks hand their access to its
      * leader; OPT_AUTOMATIC when the job spans real hosts and their pieces
      * average under node_agg_piece bytes (0, the default: never) */

@@ -41,9 +41,13 @@ struct tacio_file {
     int amode;
     struct exec_hints hints;
     uint64_t digest; /* hints_digest(&hints) */
-    /* automatic independent I/O: a run shorter than this needs collective
-     * buffering (tacio_ind_min_piece, else the file system's default) */
-    int64_t min_piece;
+    /* automatic independent I/O, [is_write]: a run shorter than this needs
+     * collective buffering (tacio_ind_min_piece, else the file system's
+     * default for the direction) */
+    int64_t min_piece[2];
+    /* an aggregator receives scattered pieces into its window through a
+     * datatype (tacio_recv_datatype; automatic: where the MPI unpacks fast) */
+    bool recv_into_window;
     bool page_cache;         /* one machine, a local file system: every rank reads one page cache */
     struct tacio_topo *topo; /* ranks placed on their (virtual) hosts */
     struct fview view;
