@@ -22,7 +22,7 @@ struct exec_hints {
     /* tacio_recv_datatype: a write's aggregator receives pieces that are
      * scattered in its window through a datatype (OPT_ENABLE), staged and
      * copied (OPT_DISABLE), or (OPT_AUTOMATIC) through a datatype where the
-     * MPI unpacks fast and the pieces average RECV_TYPED_PIECE bytes */
+     * MPI unpacks fast and the pieces are large enough (api.c) */
     int recv_datatype;
     /* tacio_node_aggregation: a host's ranks hand their access to its
      * leader; OPT_AUTOMATIC when the job spans real hosts and their pieces

@@ -45,9 +45,10 @@ struct tacio_file {
      * collective buffering (tacio_ind_min_piece, else the file system's
      * default for the direction) */
     int64_t min_piece[2];
-    /* an aggregator receives scattered pieces into its window through a
-     * datatype (tacio_recv_datatype; automatic: where the MPI unpacks fast) */
-    bool recv_into_window;
+    /* an aggregator receives a link's scattered pieces into its window
+     * through a datatype when they average this many bytes; -1: never
+     * (tacio_recv_datatype: enable 0, disable -1, automatic by the MPI) */
+    int64_t recv_typed_piece;
     bool page_cache;         /* one machine, a local file system: every rank reads one page cache */
     struct tacio_topo *topo; /* ranks placed on their (virtual) hosts */
     struct fview view;

@@ -529,19 +529,12 @@ static MPI_Datatype window_type(const struct window *win, const int64_t *hdr, in
     return t;
 }
 
-/* Pieces of at least this many bytes on average are received through a
- * datatype where the MPI unpacks fast. Measured with Open MPI 4.1.4 at 4
- * ranks (bench/io, romio_cb_write=enable): collperf's 256- and 512-byte
- * rows wrote 1.6x faster so, its 128-byte rows broke even, struct's 12-byte
- * pieces 3.5x slower (a datatype costs per piece what a memcpy does not). */
-#define RECV_TYPED_PIECE 256
-
-/* Whether link data of np pieces and these bytes goes through a datatype. */
+/* Whether link data of np pieces and these bytes goes through a datatype
+ * (the file's threshold on the pieces' average size). */
 static bool recv_typed(const struct call *c, int64_t np, int64_t bytes)
 {
-    if (!backend_moves_data() || !c->f->recv_into_window)
-        return false;
-    return c->f->hints.recv_datatype == OPT_ENABLE || bytes >= RECV_TYPED_PIECE * np;
+    int64_t piece = c->f->recv_typed_piece;
+    return backend_moves_data() && piece >= 0 && bytes >= piece * np;
 }
 
 /* Receives a link's data straight into the window through a datatype
