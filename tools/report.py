@@ -135,6 +135,14 @@ def ordered(values):
     return list(dict.fromkeys(values))
 
 
+def collected(r):
+    """Whether the run's data went through aggregators. Where every rank went
+    independent (naggs=0: IOR's contiguous segments, whatever the strategy)
+    nothing was collected, so the run says nothing of hop-bytes, aggregators
+    per host or collection order, and every strategy's run is the same."""
+    return r.get("naggs", 1) > 0
+
+
 def tag(artist, *fields):
     """The SVG id that carries an artist's numbers."""
     artist.set_gid("|".join(str(f) for f in fields))
@@ -181,7 +189,8 @@ def first_by(runs, key, pick):
 def bars_per_job(plt, inputs, out, written, name, key, ylabel, title):
     """One metric of the runs with one aggregator per host, per job and
     strategy, as grouped bars in MiB."""
-    runs = [r for r in inputs.runs if r.get(key) is not None and r.get("aggs_per_host", 1) == 1]
+    runs = [r for r in inputs.runs if r.get(key) is not None and r.get("aggs_per_host", 1) == 1
+            and collected(r)]
     if not runs:
         return
     table = first_by(runs, lambda r: (r["job"], r["strategy"]), lambda r: r[key])
@@ -209,12 +218,12 @@ def chart_stages(plt, inputs, out, written):
             and r.get("aggs_per_host", 1) == 1]  # the label does not name K
     if not runs:
         return
-    labels = ordered(f"{r['job']} {r['op']} {r['strategy']}" for r in runs)
+    label = lambda r: f"{r['job']} {r['op']} {r['strategy'] if collected(r) else 'independent'}"
+    labels = ordered(label(r) for r in runs)
     share = {}
     for r in runs:  # the first run of each label (a file may repeat a job)
         total = sum(r["stages"])
-        share.setdefault(f"{r['job']} {r['op']} {r['strategy']}",
-                         [t / total for t in r["stages"]])
+        share.setdefault(label(r), [t / total for t in r["stages"]])
     fig, ax = plt.subplots(figsize=(8, 0.9 + 0.3 * len(labels)))
     for y, label in enumerate(labels):
         left = 0.0
@@ -299,7 +308,7 @@ def chart_aggs_per_host(plt, inputs, out, written):
     figure)."""
     # auto picks its own K: a point at 1 would misplace it
     runs = [r for r in inputs.runs if "aggs_per_host" in r and r["op"] == "write"
-            and not r["strategy"].startswith("auto")]
+            and not r["strategy"].startswith("auto") and collected(r)]
     varied = [r for r in runs if r["aggs_per_host"] != 1]
     if not varied:
         return
@@ -369,7 +378,8 @@ def chart_ordered(plt, inputs, out, written):
     """Tsujita et al.: the same stripe FDs collected in rank order (lustre)
     and in host order (tsujita), MiB/s per job, direction and aggregators
     per host, where both ran."""
-    runs = [r for r in inputs.runs if r["strategy"] in ("lustre", "tsujita") and mib_per_s(r)]
+    runs = [r for r in inputs.runs
+            if r["strategy"] in ("lustre", "tsujita") and mib_per_s(r) and collected(r)]
     key = lambda r: f"{r['job']} {r['op']} K={r.get('aggs_per_host', 1)}"
     both = [k for k in ordered(key(r) for r in runs)
             if {r["strategy"] for r in runs if key(r) == k} == {"lustre", "tsujita"}]

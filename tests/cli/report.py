@@ -254,6 +254,14 @@ def write_experiments(work):
                     f"aggs_per_host={k} strategy={s} naggs=6 write_s={ws} read_s={ws} "
                     f"hop_bytes=100 max_link_load=10 bytes={64 << 30} buffer_bytes=1 "
                     f"verified=yes\n")
+        # a job every strategy ran independent (no aggregator): collected nothing
+        stages = " ".join(f"{op}_st{k}={1.0 if k == 5 else 0}"
+                          for op in ("write", "read") for k in range(1, 6))
+        for s, k in (("lustre", 1), ("tsujita", 1), ("lustre", 2), ("tsujita", 2)):
+            f.write(f"cluster=inspur placement=scatter:seed=1 pattern=ior ranks=64 "
+                    f"aggs_per_host={k} strategy={s} naggs=0 write_s=1.0 read_s=1.0 "
+                    f"hop_bytes=0 max_link_load=0 bytes={64 << 30} buffer_bytes=0 {stages} "
+                    f"verified=yes\n")
     return path, ordered
 
 
@@ -284,6 +292,20 @@ def test_experiments(tacio, work):
     hop = svg_items(os.path.join(out, "hop_bytes.svg")) if r.returncode == 0 else {}
     check(hop and not [g for g in hop if "cube 120" in g],
           f"the memory experiment kept out of hop_bytes: {sorted(hop)}")
+    test_independent(out if r.returncode == 0 else None)
+
+
+def test_independent(out):
+    """A job whose runs collected nothing (naggs=0) is in no chart about
+    collection, and in stages once, as independent, whatever the strategy."""
+    drawn = {c: svg_items(os.path.join(out, f"{c}.svg")) if out else {}
+             for c in ("ordered", "hop_bytes", "aggs_per_host", "stages")}
+    for c in ("ordered", "hop_bytes", "aggs_per_host"):
+        check(drawn[c] and not [g for g in drawn[c] if "ior 64" in g],
+              f"{c}: the independent job drawn: {sorted(g for g in drawn[c] if 'ior 64' in g)}")
+    ior = {g.split("|")[1] for g in drawn["stages"] if "ior 64" in g}
+    check(ior == {"ior 64 write independent", "ior 64 read independent"},
+          f"stages: the independent job's rows {sorted(ior)}")
 
 
 def test_errors(tacio, work):
