@@ -218,12 +218,13 @@ def chart_stages(plt, inputs, out, written):
             and r.get("aggs_per_host", 1) == 1]  # the label does not name K
     if not runs:
         return
-    label = lambda r: f"{r['job']} {r['op']} {r['strategy'] if collected(r) else 'independent'}"
-    labels = ordered(label(r) for r in runs)
+    def row_of(r):  # every strategy's independent run is the same run
+        return f"{r['job']} {r['op']} {r['strategy'] if collected(r) else 'independent'}"
+    labels = ordered(row_of(r) for r in runs)
     share = {}
     for r in runs:  # the first run of each label (a file may repeat a job)
         total = sum(r["stages"])
-        share.setdefault(label(r), [t / total for t in r["stages"]])
+        share.setdefault(row_of(r), [t / total for t in r["stages"]])
     fig, ax = plt.subplots(figsize=(8, 0.9 + 0.3 * len(labels)))
     for y, label in enumerate(labels):
         left = 0.0
