@@ -94,6 +94,11 @@ TACIO_API int tacio_file_set_view(tacio_file_t fh, MPI_Offset disp, MPI_Datatype
  * access on every rank, with its reason, until the next view. */
 TACIO_API int tacio_file_adopt_view(tacio_file_t fh, MPI_Offset disp, MPI_Datatype etype,
                                     MPI_Datatype filetype, const char *datarep, MPI_Info info);
+/** The view, checked on this rank alone, without an agreement: for a layer
+ * that sets the MPI library's view later, if ever (the shim). On failure
+ * the error is this rank's and the view stays as it was. */
+TACIO_API int tacio_file_set_view_local(tacio_file_t fh, MPI_Offset disp, MPI_Datatype etype,
+                                        MPI_Datatype filetype, const char *datarep, MPI_Info info);
 TACIO_API int tacio_file_write_all(tacio_file_t fh, const void *buf, MPI_Count count,
                                    MPI_Datatype datatype, MPI_Status *status);
 TACIO_API int tacio_file_read_all(tacio_file_t fh, void *buf, MPI_Count count,
@@ -102,9 +107,23 @@ TACIO_API int tacio_file_write_at_all(tacio_file_t fh, MPI_Offset offset, const 
                                       MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
 TACIO_API int tacio_file_read_at_all(tacio_file_t fh, MPI_Offset offset, void *buf, MPI_Count count,
                                      MPI_Datatype datatype, MPI_Status *status);
-/** Individual file pointer, in etypes of the current view. */
+/** Independent I/O: this rank alone, through the current view, at an
+ * explicit offset (in etypes) or at the individual pointer, which then
+ * moves past the data. Errors are this rank's; nothing is agreed. */
+TACIO_API int tacio_file_write(tacio_file_t fh, const void *buf, MPI_Count count,
+                               MPI_Datatype datatype, MPI_Status *status);
+TACIO_API int tacio_file_read(tacio_file_t fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Status *status);
+TACIO_API int tacio_file_write_at(tacio_file_t fh, MPI_Offset offset, const void *buf,
+                                  MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
+TACIO_API int tacio_file_read_at(tacio_file_t fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                 MPI_Datatype datatype, MPI_Status *status);
+/** Individual file pointer, in etypes of the current view (MPI_SEEK_END:
+ * from the first etype at or past the end of the file). */
 TACIO_API int tacio_file_seek(tacio_file_t fh, MPI_Offset offset, int whence);
 TACIO_API int tacio_file_get_position(tacio_file_t fh, MPI_Offset *offset);
+/** The absolute byte offset in the file of etype `offset` of the view. */
+TACIO_API int tacio_file_get_byte_offset(tacio_file_t fh, MPI_Offset offset, MPI_Offset *disp);
 /** The last collective's statistics, at most out->size bytes of them (see
  * struct tacio_stats); MPI_ERR_ARG when out->size cannot hold size itself. */
 TACIO_API int tacio_file_get_stats(tacio_file_t fh, struct tacio_stats *out);

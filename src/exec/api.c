@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Automatic independent I/O takes a run of at least this many bytes as
@@ -292,16 +293,44 @@ int tacio_file_adopt_view(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype,
     return MPI_SUCCESS;
 }
 
+/* The end of the file in etypes of the view: the first etype at or past
+ * the file's last byte, as MPI_SEEK_END counts from (a partial etype
+ * counts whole, as in ROMIO). */
+static int view_end(const struct tacio_file *f, MPI_Offset *end)
+{
+    struct stat st;
+    if (fstat(f->fd, &st) != 0)
+        return fail_errno(errno, "fstat(%s)", f->path);
+    int64_t below = view_bytes_below(&(struct view){f->view.disp, f->view.ft}, st.st_size);
+    *end = (below + f->view.etype_size - 1) / f->view.etype_size;
+    return 0;
+}
+
+int tacio_file_set_view_local(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype,
+                              MPI_Datatype filetype, const char *datarep, MPI_Info info)
+{
+    if (!f)
+        return MPI_ERR_FILE;
+    struct exec_hints h;
+    uint64_t digest;
+    int rc = view_local(f, disp, etype, filetype, datarep, info, &h, &digest);
+    if (!rc)
+        take_hints(f, info, &h, digest);
+    return api_result(rc);
+}
+
 int tacio_file_seek(tacio_file_t f, MPI_Offset offset, int whence)
 {
     if (!f)
         return MPI_ERR_FILE;
-    if (whence != MPI_SEEK_SET && whence != MPI_SEEK_CUR)
-        return api_result(tacio_fail(TACIO_EINVAL,
-                                     "seek with whence %d (tacio supports "
-                                     "MPI_SEEK_SET and MPI_SEEK_CUR)",
-                                     whence));
+    if (whence != MPI_SEEK_SET && whence != MPI_SEEK_CUR && whence != MPI_SEEK_END)
+        return api_result(tacio_fail(TACIO_EINVAL, "seek with whence %d", whence));
+    if (f->view.err)
+        return api_result(tacio_fail(f->view.err, "%s", f->view.errmsg));
     MPI_Offset base = whence == MPI_SEEK_SET ? 0 : f->fp;
+    int rc = whence == MPI_SEEK_END ? view_end(f, &base) : 0;
+    if (rc)
+        return api_result(rc);
     if (offset < -base || offset > INT64_MAX - base) /* compared before adding: no overflow */
         return api_result(tacio_fail(TACIO_EINVAL,
                                      "seek by %lld from %lld: the position would "
@@ -319,6 +348,19 @@ int tacio_file_get_position(tacio_file_t f, MPI_Offset *offset)
     return MPI_SUCCESS;
 }
 
+int tacio_file_get_byte_offset(tacio_file_t f, MPI_Offset offset, MPI_Offset *disp)
+{
+    if (!f)
+        return MPI_ERR_FILE;
+    if (f->view.err)
+        return api_result(tacio_fail(f->view.err, "%s", f->view.errmsg));
+    if (offset < 0 || offset > (INT64_MAX / 2) / f->view.etype_size)
+        return api_result(
+            tacio_fail(TACIO_EINVAL, "offset %lld is outside any file", (long long)offset));
+    *disp = view_offset_of(&(struct view){f->view.disp, f->view.ft}, offset * f->view.etype_size);
+    return MPI_SUCCESS;
+}
+
 int tacio_file_get_stats(tacio_file_t f, struct tacio_stats *out)
 {
     if (!f)
@@ -332,16 +374,27 @@ int tacio_file_get_stats(tacio_file_t f, struct tacio_stats *out)
     return MPI_SUCCESS;
 }
 
-static int collective(tacio_file_t f, bool at, MPI_Offset off, void *buf, MPI_Count count,
-                      MPI_Datatype dt, MPI_Status *st, bool write)
+/* The engine's runners of a transfer: coll_run (collective) or solo_run
+ * (this rank alone); they share one signature. */
+typedef int (*transfer_fn)(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t count,
+                           MPI_Datatype dt, bool is_write, int64_t *bytes);
+
+static int transfer(transfer_fn run, tacio_file_t f, bool at, MPI_Offset off, void *buf,
+                    MPI_Count count, MPI_Datatype dt, MPI_Status *st, bool write)
 {
     if (!f)
         return MPI_ERR_FILE;
     int64_t bytes = 0;
-    int rc = coll_run(f, at, off, buf, count, dt, write, &bytes);
+    int rc = run(f, at, off, buf, count, dt, write, &bytes);
     if (!rc && st != MPI_STATUS_IGNORE)
         MPI_Status_set_elements_x(st, MPI_BYTE, bytes);
     return api_result(rc);
+}
+
+static int collective(tacio_file_t f, bool at, MPI_Offset off, void *buf, MPI_Count count,
+                      MPI_Datatype dt, MPI_Status *st, bool write)
+{
+    return transfer(coll_run, f, at, off, buf, count, dt, st, write);
 }
 
 int tacio_file_write_all(tacio_file_t f, const void *buf, MPI_Count count, MPI_Datatype dt,
@@ -365,4 +418,33 @@ int tacio_file_read_at_all(tacio_file_t f, MPI_Offset off, void *buf, MPI_Count 
                            MPI_Datatype dt, MPI_Status *st)
 {
     return collective(f, true, off, buf, count, dt, st, false);
+}
+
+static int solo(tacio_file_t f, bool at, MPI_Offset off, void *buf, MPI_Count count,
+                MPI_Datatype dt, MPI_Status *st, bool write)
+{
+    return transfer(solo_run, f, at, off, buf, count, dt, st, write);
+}
+
+int tacio_file_write(tacio_file_t f, const void *buf, MPI_Count count, MPI_Datatype dt,
+                     MPI_Status *st)
+{
+    return solo(f, false, 0, (void *)buf, count, dt, st, true);
+}
+
+int tacio_file_read(tacio_file_t f, void *buf, MPI_Count count, MPI_Datatype dt, MPI_Status *st)
+{
+    return solo(f, false, 0, buf, count, dt, st, false);
+}
+
+int tacio_file_write_at(tacio_file_t f, MPI_Offset off, const void *buf, MPI_Count count,
+                        MPI_Datatype dt, MPI_Status *st)
+{
+    return solo(f, true, off, (void *)buf, count, dt, st, true);
+}
+
+int tacio_file_read_at(tacio_file_t f, MPI_Offset off, void *buf, MPI_Count count, MPI_Datatype dt,
+                       MPI_Status *st)
+{
+    return solo(f, true, off, buf, count, dt, st, false);
 }

@@ -160,7 +160,7 @@ static void drop_schedules(struct call *c)
     c->f->cache[c->is_write] = NULL;
 }
 
-/* ---- the entry point ---- */
+/* ---- the entry points ---- */
 
 /* Bytes the call moved for this rank, for its status: all of a write; of a
  * read, the stream up to the end of the file, as an independent read
@@ -200,5 +200,24 @@ int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t c
     } else
         drop_schedules(&c);
     crow_free(&c.row);
+    return rc;
+}
+
+int solo_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t count,
+             MPI_Datatype dt, bool is_write, int64_t *bytes)
+{
+    /* the stub schedule: no sieve, since other ranks' writes may land in
+     * this access's holes at any time */
+    struct call c = {.f = f, .is_write = is_write, .at = at, .buf = buf, .eof = INT64_MAX};
+    c.t0 = c.mark = backend_clock();
+    c.s = &c.stub;
+    int rc = access_of(f, at, offset, count, dt, is_write, &c.a);
+    struct access own = c.a;
+    rc = rc ? rc : indep_run(&c);
+    if (!rc) {
+        *bytes = access_bytes_below(&own, c.eof);
+        if (!at)
+            f->fp += *bytes / f->view.etype_size;
+    }
     return rc;
 }

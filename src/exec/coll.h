@@ -15,4 +15,9 @@
 int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t count,
              MPI_Datatype dt, bool is_write, int64_t *bytes);
 
+/* The same access by this rank alone (MPI's independent calls): its own
+ * I/O, no other rank, no agreement; the result is this rank's. */
+int solo_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t count,
+             MPI_Datatype dt, bool is_write, int64_t *bytes);
+
 #endif

@@ -18,7 +18,7 @@
  * (mpi_x, mpi_x__, MPI_X) for mpif.h and `use mpi`; mpi_x_f08_ for
  * `use mpi_f08`, whose ierror is optional (NULL when absent). Strings carry
  * their length as a trailing hidden argument (size_t since gfortran 8). */
-#include "tacio.h"
+#include "shim.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -71,8 +71,8 @@ static void f_set_view(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint
                        const char *datarep, MPI_Fint *info, MPI_Fint *ierr, size_t rep_len)
 {
     char *rep = c_string(datarep, rep_len);
-    int rc = rep ? MPI_File_set_view(MPI_File_f2c(*fh), *disp, MPI_Type_f2c(*etype),
-                                     MPI_Type_f2c(*filetype), rep, MPI_Info_f2c(*info))
+    int rc = rep ? shim_set_view(MPI_File_f2c(*fh), *disp, MPI_Type_f2c(*etype),
+                                 MPI_Type_f2c(*filetype), rep, MPI_Info_f2c(*info), true)
                  : MPI_ERR_NO_MEM;
     free(rep);
     set_ierr(ierr, rc);

@@ -1,46 +1,43 @@
 /* libtacio_mpiio.so: LD_PRELOAD interposition of MPI_File_* (PMPI).
  *
  * MPI_File_open still opens the file through the MPI library, so the handle
- * serves everything tacio leaves alone (independent and non-blocking I/O,
- * shared pointers, sizes, ...); tacio opens the same file beside it. The
- * blocking collectives go to tacio when it can serve them (native datarep,
- * atomic mode off), else straight to PMPI, as does everything when
- * TACIO_DISABLE=1. The individual file pointer lives in the MPI library: a
+ * serves everything tacio leaves alone (non-blocking collectives, split
+ * collectives, ordered calls, sizes, ...); tacio opens the same file beside
+ * it. The blocking collectives go to tacio when it can serve them (native
+ * datarep, atomic mode off), else straight to PMPI, as does everything when
+ * TACIO_DISABLE=1.
+ *
+ * A native view is tacio's alone until a collective the library serves
+ * needs it (shim.h, struct pending_view): meanwhile tacio keeps the
+ * individual pointer and deferred.c serves the independent calls that read
+ * the view. Otherwise the individual pointer lives in the MPI library: a
  * collective reads it, and moves it past the data afterwards. */
-#include "tacio.h"
+#include "shim.h"
 
-#include <pthread.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct shimfile {
-    MPI_File fh;
-    tacio_file_t tf;
-    bool native; /* the current view's datarep is "native" */
-    int esize;   /* the view's etype size: the pointer moves in etypes */
-    struct shimfile *next;
-};
+#include <time.h>
+#include <unistd.h>
 
 static struct shimfile *files;
 static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER; /* MPI_THREAD_MULTIPLE */
-static _Thread_local int depth; /* re-entry guard: MPI calling MPI_File_* itself */
+_Thread_local int shim_depth; /* re-entry guard: MPI calling MPI_File_* itself */
 
 /* TACIO_DISABLE, read once: a collective asks at every call. */
 static int disable_env = -1;
 
-static bool disabled(void)
+bool shim_disabled(void)
 {
     if (disable_env < 0) {
         const char *e = getenv("TACIO_DISABLE");
         disable_env = e && *e && strcmp(e, "0");
     }
-    return depth > 0 || disable_env;
+    return shim_depth > 0 || disable_env;
 }
 
 /* A file's entry stays valid while its handle is open: only MPI_File_close,
  * on the thread that owns the handle, removes it. */
-static struct shimfile *lookup(MPI_File fh)
+struct shimfile *shim_lookup(MPI_File fh)
 {
     pthread_mutex_lock(&files_lock);
     struct shimfile *s = files;
@@ -50,42 +47,114 @@ static struct shimfile *lookup(MPI_File fh)
     return s;
 }
 
+struct shimfile *shim_deferred(MPI_File fh)
+{
+    struct shimfile *s = shim_disabled() ? NULL : shim_lookup(fh);
+    return s && s->deferred ? s : NULL;
+}
+
 /* The file tacio serves this call for, or NULL: pass through. */
 static struct shimfile *served(MPI_File fh)
 {
-    struct shimfile *s = disabled() ? NULL : lookup(fh);
+    struct shimfile *s = shim_disabled() ? NULL : shim_lookup(fh);
     int atomic = 0;
-    if (s)
+    if (s && !s->deferred) /* a deferred view is never atomic (can_defer) */
         PMPI_File_get_atomicity(fh, &atomic);
     return s && s->native && !atomic ? s : NULL;
+}
+
+static void free_derived(MPI_Datatype t)
+{
+    int ni, na, nt, combiner;
+    MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner);
+    if (combiner != MPI_COMBINER_NAMED)
+        MPI_Type_free(&t);
+}
+
+static void pending_free(struct shimfile *s)
+{
+    if (s->view.etype != MPI_DATATYPE_NULL)
+        free_derived(s->view.etype);
+    if (s->view.filetype != MPI_DATATYPE_NULL)
+        free_derived(s->view.filetype);
+    if (s->view.info != MPI_INFO_NULL)
+        MPI_Info_free(&s->view.info);
+    s->view = (struct pending_view){0, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_INFO_NULL};
+    s->deferred = false;
+}
+
+static void shimfile_free(struct shimfile *s)
+{
+    pending_free(s);
+    if (s->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&s->comm);
+    pthread_mutex_destroy(&s->sfp_lock);
+    free(s->sfp_path);
+    free(s);
+}
+
+/* An id for the shared pointer's file: rank 0's process and clock. */
+static int64_t draw_id(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t id = ((uint64_t)getpid() << 32) ^ ((uint64_t)ts.tv_sec << 40) ^ (uint64_t)ts.tv_nsec;
+    return (int64_t)(id & INT64_MAX);
+}
+
+/* The shim's entry for a file the library opened: its own communicator,
+ * and the shared pointer's file named with an id rank 0 draws. One
+ * collective: whether every rank has its entry, with rank 0's id. */
+static struct shimfile *shimfile_new(MPI_Comm comm, const char *path, int amode)
+{
+    struct shimfile *s = calloc(1, sizeof *s);
+    char *name = malloc(strlen(path) + 64);
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup(comm, &dup);
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    int64_t mine[2] = {!s || !name || dup == MPI_COMM_NULL, rank == 0 ? draw_id() : 0}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MAX, comm);
+    if (all[0]) {
+        free(s);
+        free(name);
+        if (dup != MPI_COMM_NULL)
+            MPI_Comm_free(&dup);
+        return NULL;
+    }
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN); /* committed() asks it */
+    s->comm = dup;
+    s->rank = rank;
+    s->native = true;
+    s->esize = 1;
+    s->sequential = (amode & MPI_MODE_SEQUENTIAL) != 0;
+    s->view = (struct pending_view){0, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_INFO_NULL};
+    pthread_mutex_init(&s->sfp_lock, NULL);
+    sprintf(name, "%s.tacio-sfp-%016llx", path, (unsigned long long)all[1]);
+    s->sfp_path = name;
+    return s;
 }
 
 TACIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                             MPI_File *fh)
 {
     int rc = PMPI_File_open(comm, filename, amode, info, fh);
-    if (rc != MPI_SUCCESS || disabled())
+    if (rc != MPI_SUCCESS || shim_disabled())
         return rc;
-    struct shimfile *s = calloc(1, sizeof *s);
-    int ok = s != NULL, all;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (!all) {
-        free(s);
+    struct shimfile *s = shimfile_new(comm, filename, amode);
+    if (!s)
         return rc; /* tacio stays out of this file; MPI serves it */
-    }
     /* MPI created (or refused) the file already; tacio only opens it */
     int mode = amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE);
-    depth++;
+    shim_depth++;
     rc = tacio_file_open(comm, filename, mode, info, &s->tf);
-    depth--;
+    shim_depth--;
     if (rc != MPI_SUCCESS) {
         PMPI_File_close(fh);
-        free(s);
+        shimfile_free(s);
         return rc;
     }
     s->fh = *fh;
-    s->native = true;
-    s->esize = 1;
     pthread_mutex_lock(&files_lock);
     s->next = files;
     files = s;
@@ -104,10 +173,11 @@ TACIO_API int MPI_File_close(MPI_File *fh)
     pthread_mutex_unlock(&files_lock);
     int rc = MPI_SUCCESS;
     if (s) {
-        depth++;
-        rc = tacio_file_close(&s->tf);
-        depth--;
-        free(s);
+        shim_depth++;
+        rc = tacio_file_close(&s->tf); /* ends with a barrier: no rank uses the pointer file */
+        shim_depth--;
+        sfp_remove(s);
+        shimfile_free(s);
     }
     int rc2 = PMPI_File_close(fh);
     return rc != MPI_SUCCESS ? rc : rc2;
@@ -122,18 +192,10 @@ static int adopt(struct shimfile *s, MPI_Offset disp, MPI_Datatype etype, MPI_Da
     if (!s->native)
         return MPI_SUCCESS; /* MPI serves this view's data conversion */
     MPI_Type_size(etype, &s->esize);
-    depth++;
+    shim_depth++;
     int rc = tacio_file_adopt_view(s->tf, disp, etype, filetype, "native", info);
-    depth--;
+    shim_depth--;
     return rc;
-}
-
-static void free_derived(MPI_Datatype t)
-{
-    int ni, na, nt, combiner;
-    MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner);
-    if (combiner != MPI_COMBINER_NAMED)
-        MPI_Type_free(&t);
 }
 
 /* After a set_view the library refused, its view may still have changed
@@ -151,15 +213,122 @@ static void follow_library(struct shimfile *s)
     free_derived(filetype);
 }
 
-/* The MPI library sees the view first, and agrees on it as it does; tacio
- * then takes the same view (tacio_file_adopt_view), never refusing one the
- * library took: what tacio cannot serve fails the next collective on every
- * rank instead. So the two never hold different views. */
-TACIO_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
-                                MPI_Datatype filetype, const char *datarep, MPI_Info info)
+/* A handle that outlives the program's own: the named types are forever,
+ * a derived one is duplicated. */
+static MPI_Datatype kept_type(MPI_Datatype t)
 {
+    int ni, na, nt, combiner;
+    MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner);
+    MPI_Datatype dup = MPI_DATATYPE_NULL;
+    if (combiner == MPI_COMBINER_NAMED)
+        return t;
+    MPI_Type_dup(t, &dup);
+    return dup;
+}
+
+/* TACIO_DEFER_VIEWS=1, read once: views are deferred only when asked for.
+ * Off by default: the differential fuzzer still finds calls where the
+ * library, not having seen the views, answers otherwise than the MPI alone
+ * (MPI_SEEK_END through a view with holes; OMPIO's state after erroneous
+ * calls). */
+static int defer_env = -1;
+
+static bool defer_asked(void)
+{
+    if (defer_env < 0) {
+        const char *e = getenv("TACIO_DEFER_VIEWS");
+        defer_env = e && *e && strcmp(e, "0");
+    }
+    return defer_env;
+}
+
+/* Whether tacio can hold the view alone. The answer is the same on every
+ * rank, as the call is collective: datarep must match (MPI's rule), and
+ * atomicity and the access mode are the file's. A Fortran program's view
+ * is never deferred: Open MPI's Fortran bindings call PMPI_File_* (shim.c
+ * cannot see their independent calls), and its views all come alike. */
+static bool can_defer(struct shimfile *s, const char *datarep, bool fortran)
+{
+    int atomic = 1;
+    if (!defer_asked() || fortran || s->sequential || (datarep && strcmp(datarep, "native")))
+        return false;
+    PMPI_File_get_atomicity(s->fh, &atomic);
+    return !atomic;
+}
+
+/* Whether a type is committed: MPI_Pack of none of it fails if not (both
+ * MPIs check, for a few nanoseconds), as the libraries' set_view would. */
+static bool committed(struct shimfile *s, MPI_Datatype t)
+{
+    char byte;
+    int pos = 0;
+    return MPI_Pack(&byte, 0, t, &byte, 1, &pos, s->comm) == MPI_SUCCESS;
+}
+
+/* The view becomes tacio's; the library gets it later, if ever. It is
+ * checked on this rank as the library would (committed types, tacio's own
+ * rules); a view that fails leaves the file's as it was, and costs no
+ * other rank anything, as no collective was begun. */
+static int defer_view(struct shimfile *s, MPI_Offset disp, MPI_Datatype etype,
+                      MPI_Datatype filetype, MPI_Info info)
+{
+    if (!committed(s, etype) || !committed(s, filetype))
+        return MPI_ERR_TYPE;
+    shim_depth++;
+    int rc = tacio_file_set_view_local(s->tf, disp, etype, filetype, "native", info);
+    shim_depth--;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    pending_free(s);
+    s->view.disp = disp;
+    s->view.etype = kept_type(etype);
+    s->view.filetype = kept_type(filetype);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_dup(info, &s->view.info);
+    s->deferred = true;
+    s->native = true;
+    MPI_Type_size(etype, &s->esize);
+    s->epoch++;
+    return MPI_SUCCESS;
+}
+
+int shim_library_view(struct shimfile *s)
+{
+    if (!s->deferred)
+        return MPI_SUCCESS;
+    MPI_Offset fp = 0, sp = 0;
+    tacio_file_get_position(s->tf, &fp);
+    int rc = sfp_agreed(s, &sp);
+    struct pending_view v = s->view;
+    rc = rc ? rc : PMPI_File_set_view(s->fh, v.disp, v.etype, v.filetype, "native", v.info);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_File_seek(s->fh, fp, MPI_SEEK_SET);
+    if (rc == MPI_SUCCESS && sp)
+        rc = PMPI_File_seek_shared(s->fh, sp, MPI_SEEK_SET);
+    pending_free(s);
+    if (rc != MPI_SUCCESS)
+        follow_library(s);
+    return rc;
+}
+
+/* The view, from C (may defer it) or from Fortran (never). Every view
+ * resets both pointers (MPI's rule), which a new epoch does for the
+ * deferred shared pointer. A view that is not deferred goes to the MPI
+ * library first, which agrees on it as it does; tacio then takes the same
+ * view (tacio_file_adopt_view), never refusing one the library took: what
+ * tacio cannot serve fails the next collective on every rank instead. So
+ * the two never hold different views. */
+int shim_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                  const char *datarep, MPI_Info info, bool fortran)
+{
+    struct shimfile *s = shim_disabled() ? NULL : shim_lookup(fh);
+    if (s && can_defer(s, datarep, fortran))
+        return defer_view(s, disp, etype, filetype, info);
+    if (s) {
+        pending_free(s);
+        s->epoch++;
+    }
     int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
-    struct shimfile *s = disabled() ? NULL : lookup(fh);
     if (s && rc != MPI_SUCCESS)
         follow_library(s);
     if (rc != MPI_SUCCESS || !s)
@@ -167,23 +336,35 @@ TACIO_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype
     return adopt(s, disp, etype, filetype, datarep, info);
 }
 
-/* A collective through tacio, at `at` or at MPI's individual pointer,
- * which then moves past the bytes transferred (a read stops at the end of
- * the file, and so does the pointer, as in ROMIO). */
+TACIO_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
+                                MPI_Datatype filetype, const char *datarep, MPI_Info info)
+{
+    return shim_set_view(fh, disp, etype, filetype, datarep, info, false);
+}
+
+/* A collective through tacio, at `at` or at the individual pointer (MPI's,
+ * or tacio's while the view is deferred), which then moves past the bytes
+ * transferred (a read stops at the end of the file, and so does the
+ * pointer, as in ROMIO). */
 static int via_tacio(struct shimfile *s, const MPI_Offset *at, void *buf, MPI_Count count,
                      MPI_Datatype dt, MPI_Status *st, bool write)
 {
     MPI_Offset pos;
-    int rc = at ? MPI_SUCCESS : PMPI_File_get_position(s->fh, &pos);
+    bool library_fp = !at && !s->deferred; /* else tacio's pointer is the file's */
+    int rc = library_fp ? PMPI_File_get_position(s->fh, &pos) : MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_Status mine;
     MPI_Status *use = st == MPI_STATUS_IGNORE ? &mine : st;
-    depth++;
-    rc = write ? tacio_file_write_at_all(s->tf, at ? *at : pos, buf, count, dt, use)
-               : tacio_file_read_at_all(s->tf, at ? *at : pos, buf, count, dt, use);
-    depth--;
-    if (rc != MPI_SUCCESS || at)
+    shim_depth++;
+    if (!library_fp && !at)
+        rc = write ? tacio_file_write_all(s->tf, buf, count, dt, use)
+                   : tacio_file_read_all(s->tf, buf, count, dt, use);
+    else
+        rc = write ? tacio_file_write_at_all(s->tf, at ? *at : pos, buf, count, dt, use)
+                   : tacio_file_read_at_all(s->tf, at ? *at : pos, buf, count, dt, use);
+    shim_depth--;
+    if (rc != MPI_SUCCESS || !library_fp)
         return rc;
     MPI_Count bytes = 0;
     MPI_Get_elements_x(use, MPI_BYTE, &bytes);
