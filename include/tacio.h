@@ -124,6 +124,8 @@ TACIO_API int tacio_file_seek(tacio_file_t fh, MPI_Offset offset, int whence);
 TACIO_API int tacio_file_get_position(tacio_file_t fh, MPI_Offset *offset);
 /** The absolute byte offset in the file of etype `offset` of the view. */
 TACIO_API int tacio_file_get_byte_offset(tacio_file_t fh, MPI_Offset offset, MPI_Offset *disp);
+/** The file's size in bytes, this rank's view of it (not collective). */
+TACIO_API int tacio_file_get_size(tacio_file_t fh, MPI_Offset *size);
 /** The last collective's statistics, at most out->size bytes of them (see
  * struct tacio_stats); MPI_ERR_ARG when out->size cannot hold size itself. */
 TACIO_API int tacio_file_get_stats(tacio_file_t fh, struct tacio_stats *out);

@@ -236,15 +236,19 @@ int tacio_file_close(tacio_file_t *fh)
     return api_result(rc);
 }
 
-/* The view's checks that need no other rank: its data representation and
- * its info's hints (*h, and their digest: the file's own when the info
- * changes nothing, which a loop setting a view per call with
- * MPI_INFO_NULL does), then the view itself. */
+/* The view's checks that need no other rank: its displacement (an
+ * absolute offset in the file, so never negative: ROMIO refuses one too),
+ * its data representation and its info's hints (*h, and their digest: the
+ * file's own when the info changes nothing, which a loop setting a view
+ * per call with MPI_INFO_NULL does), then the view itself. */
 static int view_local(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype,
                       MPI_Datatype filetype, const char *datarep, MPI_Info info,
                       struct exec_hints *h, uint64_t *digest)
 {
     *digest = f->digest;
+    if (disp < 0)
+        return tacio_fail(TACIO_EINVAL, "the view's displacement %lld is negative",
+                          (long long)disp);
     if (datarep && strcmp(datarep, "native"))
         return tacio_fail(TACIO_EDATAREP, "datarep '%s': tacio supports \"native\" only", datarep);
     int rc = info == MPI_INFO_NULL ? 0 : hints_from(&f->hints, info, h);
@@ -345,6 +349,17 @@ int tacio_file_get_position(tacio_file_t f, MPI_Offset *offset)
     if (!f)
         return MPI_ERR_FILE;
     *offset = f->fp;
+    return MPI_SUCCESS;
+}
+
+int tacio_file_get_size(tacio_file_t f, MPI_Offset *size)
+{
+    if (!f)
+        return MPI_ERR_FILE;
+    struct stat st;
+    if (fstat(f->fd, &st) != 0)
+        return api_result(fail_errno(errno, "fstat(%s)", f->path));
+    *size = st.st_size;
     return MPI_SUCCESS;
 }
 

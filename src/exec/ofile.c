@@ -12,8 +12,8 @@ void view_release(struct fview *v)
 }
 
 /* Any filetype is taken: what an access may do with it is checked by each
- * access (view_access), as MPI's rules are about the accessed typemap; so
- * is a negative displacement (an access below offset 0 fails). */
+ * access (view_access), as MPI's rules are about the accessed typemap (a
+ * negative displacement never comes here: api.c's view_local refuses it). */
 int view_install(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype)
 {
     struct fview v = {disp, 0, NULL, 0, ""};

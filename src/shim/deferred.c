@@ -5,10 +5,11 @@
  *     explicit offset, at tacio's individual pointer, or at the shared
  *     pointer of sharedfp.c; the non-blocking ones complete at once and
  *     return a generalized request that holds their status;
- *   - pointers, byte offsets and the view itself: from tacio's view;
+ *   - pointers, byte offsets, the file's size and the view itself:
+ *     tacio's;
  *   - collectives the library serves (split, non-blocking and ordered
- *     collectives, seek_shared, set_atomicity): the library gets the view
- *     first (shim_library_view), then serves the call. */
+ *     collectives, seek_shared, set_atomicity, preallocate): the library
+ *     gets the view first (shim_library_view), then serves the call. */
 #include "shim.h"
 
 #include <stdio.h>
@@ -91,19 +92,15 @@ static int solo_request(struct shimfile *s, enum where w, MPI_Offset off, void *
 }
 
 /* Blocking (B) and non-blocking (NB) wrappers of one independent call:
- * served while deferred, else the library's. */
+ * served while deferred, else the library's. Each is a function body's
+ * statements, inside the braces its definition writes. */
 #define B(name, where, write, ...)                                                                 \
-    {                                                                                              \
-        struct shimfile *s = shim_deferred(fh);                                                    \
-        return s ? solo(s, where, off, (void *)buf, count, dt, st, write)                          \
-                 : PMPI_##name(__VA_ARGS__);                                                       \
-    }
+    struct shimfile *s = shim_deferred(fh);                                                        \
+    return s ? solo(s, where, off, (void *)buf, count, dt, st, write) : PMPI_##name(__VA_ARGS__)
 #define NB(name, where, write, ...)                                                                \
-    {                                                                                              \
-        struct shimfile *s = shim_deferred(fh);                                                    \
-        return s ? solo_request(s, where, off, (void *)buf, count, dt, req, write)                 \
-                 : PMPI_##name(__VA_ARGS__);                                                       \
-    }
+    struct shimfile *s = shim_deferred(fh);                                                        \
+    return s ? solo_request(s, where, off, (void *)buf, count, dt, req, write)                     \
+             : PMPI_##name(__VA_ARGS__)
 
 /* The individual and shared calls have no offset argument. */
 #define NO_OFFSET const MPI_Offset off = 0
@@ -112,66 +109,71 @@ static int solo_request(struct shimfile *s, enum where w, MPI_Offset off, void *
 #define INDEPENDENT(COUNT, SUFFIX)                                                                 \
     TACIO_API int MPI_File_write_at##SUFFIX(MPI_File fh, MPI_Offset off, const void *buf,          \
                                             COUNT count, MPI_Datatype dt, MPI_Status *st)          \
-        B(File_write_at##SUFFIX, AT, true, fh, off, buf, count, dt,                                \
-          st) TACIO_API int MPI_File_read_at##SUFFIX(MPI_File fh, MPI_Offset off, void *buf,       \
-                                                     COUNT count, MPI_Datatype dt, MPI_Status *st) \
-            B(File_read_at##SUFFIX, AT, false, fh, off, buf, count, dt, st)                        \
-                TACIO_API int MPI_File_iwrite_at##SUFFIX(MPI_File fh, MPI_Offset off,              \
-                                                         const void *buf, COUNT count,             \
-                                                         MPI_Datatype dt, MPI_Request *req)        \
-                    NB(File_iwrite_at##SUFFIX, AT, true, fh, off, buf, count, dt, req)             \
-                        TACIO_API int MPI_File_iread_at##SUFFIX(MPI_File fh, MPI_Offset off,       \
-                                                                void *buf, COUNT count,            \
-                                                                MPI_Datatype dt, MPI_Request *req) \
-                            NB(File_iread_at##SUFFIX, AT, false, fh, off, buf, count, dt, req)     \
-                                TACIO_API int MPI_File_write##SUFFIX(MPI_File fh, const void *buf, \
-                                                                     COUNT count, MPI_Datatype dt, \
-                                                                     MPI_Status *st)               \
+    {                                                                                              \
+        B(File_write_at##SUFFIX, AT, true, fh, off, buf, count, dt, st);                           \
+    }                                                                                              \
+    TACIO_API int MPI_File_read_at##SUFFIX(MPI_File fh, MPI_Offset off, void *buf, COUNT count,    \
+                                           MPI_Datatype dt, MPI_Status *st)                        \
+    {                                                                                              \
+        B(File_read_at##SUFFIX, AT, false, fh, off, buf, count, dt, st);                           \
+    }                                                                                              \
+    TACIO_API int MPI_File_iwrite_at##SUFFIX(MPI_File fh, MPI_Offset off, const void *buf,         \
+                                             COUNT count, MPI_Datatype dt, MPI_Request *req)       \
+    {                                                                                              \
+        NB(File_iwrite_at##SUFFIX, AT, true, fh, off, buf, count, dt, req);                        \
+    }                                                                                              \
+    TACIO_API int MPI_File_iread_at##SUFFIX(MPI_File fh, MPI_Offset off, void *buf, COUNT count,   \
+                                            MPI_Datatype dt, MPI_Request *req)                     \
+    {                                                                                              \
+        NB(File_iread_at##SUFFIX, AT, false, fh, off, buf, count, dt, req);                        \
+    }                                                                                              \
+    TACIO_API int MPI_File_write##SUFFIX(MPI_File fh, const void *buf, COUNT count,                \
+                                         MPI_Datatype dt, MPI_Status *st)                          \
     {                                                                                              \
         NO_OFFSET;                                                                                 \
-        B(File_write##SUFFIX, INDIVIDUAL, true, fh, buf, count, dt, st)                            \
+        B(File_write##SUFFIX, INDIVIDUAL, true, fh, buf, count, dt, st);                           \
     }                                                                                              \
     TACIO_API int MPI_File_read##SUFFIX(MPI_File fh, void *buf, COUNT count, MPI_Datatype dt,      \
                                         MPI_Status *st)                                            \
     {                                                                                              \
         NO_OFFSET;                                                                                 \
-        B(File_read##SUFFIX, INDIVIDUAL, false, fh, buf, count, dt, st)                            \
+        B(File_read##SUFFIX, INDIVIDUAL, false, fh, buf, count, dt, st);                           \
     }                                                                                              \
     TACIO_API int MPI_File_iwrite##SUFFIX(MPI_File fh, const void *buf, COUNT count,               \
                                           MPI_Datatype dt, MPI_Request *req)                       \
     {                                                                                              \
         NO_OFFSET;                                                                                 \
-        NB(File_iwrite##SUFFIX, INDIVIDUAL, true, fh, buf, count, dt, req)                         \
+        NB(File_iwrite##SUFFIX, INDIVIDUAL, true, fh, buf, count, dt, req);                        \
     }                                                                                              \
     TACIO_API int MPI_File_iread##SUFFIX(MPI_File fh, void *buf, COUNT count, MPI_Datatype dt,     \
                                          MPI_Request *req)                                         \
     {                                                                                              \
         NO_OFFSET;                                                                                 \
-        NB(File_iread##SUFFIX, INDIVIDUAL, false, fh, buf, count, dt, req)                         \
+        NB(File_iread##SUFFIX, INDIVIDUAL, false, fh, buf, count, dt, req);                        \
     }                                                                                              \
     TACIO_API int MPI_File_write_shared##SUFFIX(MPI_File fh, const void *buf, COUNT count,         \
                                                 MPI_Datatype dt, MPI_Status *st)                   \
     {                                                                                              \
         NO_OFFSET;                                                                                 \
-        B(File_write_shared##SUFFIX, SHARED, true, fh, buf, count, dt, st)                         \
+        B(File_write_shared##SUFFIX, SHARED, true, fh, buf, count, dt, st);                        \
     }                                                                                              \
     TACIO_API int MPI_File_read_shared##SUFFIX(MPI_File fh, void *buf, COUNT count,                \
                                                MPI_Datatype dt, MPI_Status *st)                    \
     {                                                                                              \
         NO_OFFSET;                                                                                 \
-        B(File_read_shared##SUFFIX, SHARED, false, fh, buf, count, dt, st)                         \
+        B(File_read_shared##SUFFIX, SHARED, false, fh, buf, count, dt, st);                        \
     }                                                                                              \
     TACIO_API int MPI_File_iwrite_shared##SUFFIX(MPI_File fh, const void *buf, COUNT count,        \
                                                  MPI_Datatype dt, MPI_Request *req)                \
     {                                                                                              \
         NO_OFFSET;                                                                                 \
-        NB(File_iwrite_shared##SUFFIX, SHARED, true, fh, buf, count, dt, req)                      \
+        NB(File_iwrite_shared##SUFFIX, SHARED, true, fh, buf, count, dt, req);                     \
     }                                                                                              \
     TACIO_API int MPI_File_iread_shared##SUFFIX(MPI_File fh, void *buf, COUNT count,               \
                                                 MPI_Datatype dt, MPI_Request *req)                 \
     {                                                                                              \
         NO_OFFSET;                                                                                 \
-        NB(File_iread_shared##SUFFIX, SHARED, false, fh, buf, count, dt, req)                      \
+        NB(File_iread_shared##SUFFIX, SHARED, false, fh, buf, count, dt, req);                     \
     }
 
 INDEPENDENT(int, )
@@ -204,6 +206,15 @@ TACIO_API int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset off, MPI_Offset *
     struct shimfile *s = shim_deferred(fh);
     return s ? tacio_file_get_byte_offset(s->tf, off, disp)
              : PMPI_File_get_byte_offset(fh, off, disp);
+}
+
+/* The library's own answer can depend on the older view it holds (OMPIO
+ * fails it after taking a view with a negative displacement, which tacio
+ * refuses), so while deferred the size comes from tacio. */
+TACIO_API int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
+{
+    struct shimfile *s = shim_deferred(fh);
+    return s ? tacio_file_get_size(s->tf, size) : PMPI_File_get_size(fh, size);
 }
 
 /* MPI returns new handles of derived types, the named ones as they are. */
@@ -249,76 +260,92 @@ TACIO_API int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype dt, MPI_Count
 
 /* ---- collectives the library serves: it gets the view first ---- */
 
+/* A function body's statements, inside the braces its definition writes. */
 #define LIBRARY(call)                                                                              \
-    {                                                                                              \
-        struct shimfile *s = shim_deferred(fh);                                                    \
-        int rc = s ? shim_library_view(s) : MPI_SUCCESS;                                           \
-        return rc != MPI_SUCCESS ? rc : PMPI_##call;                                               \
-    }
+    struct shimfile *s = shim_deferred(fh);                                                        \
+    int rc = s ? shim_library_view(s) : MPI_SUCCESS;                                               \
+    return rc != MPI_SUCCESS ? rc : PMPI_##call
 
 TACIO_API int MPI_File_seek_shared(MPI_File fh, MPI_Offset off, int whence)
-    LIBRARY(File_seek_shared(fh, off, whence))
+{
+    LIBRARY(File_seek_shared(fh, off, whence));
+}
 
-        TACIO_API int MPI_File_set_atomicity(MPI_File fh, int flag)
-            LIBRARY(File_set_atomicity(fh, flag))
+TACIO_API int MPI_File_set_atomicity(MPI_File fh, int flag)
+{
+    LIBRARY(File_set_atomicity(fh, flag));
+}
+
+/* OMPIO's preallocate reads and writes the file back through the view, at
+ * the individual pointer (and moves that pointer when a write fails). */
+TACIO_API int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
+{
+    LIBRARY(File_preallocate(fh, size));
+}
 
 #define LIBRARY_COLLECTIVES(COUNT, SUFFIX)                                                         \
-    TACIO_API int MPI_File_write_ordered##SUFFIX(                                                  \
-        MPI_File fh, const void *buf, COUNT count, MPI_Datatype dt,                                \
-        MPI_Status *st) LIBRARY(File_write_ordered##SUFFIX(fh, buf, count, dt, st))                \
-        TACIO_API int MPI_File_read_ordered##SUFFIX(                                               \
-            MPI_File fh, void *buf, COUNT count, MPI_Datatype dt,                                  \
-            MPI_Status *st) LIBRARY(File_read_ordered##SUFFIX(fh, buf, count, dt, st))             \
-            TACIO_API int MPI_File_write_ordered_begin##SUFFIX(                                    \
-                MPI_File fh, const void *buf, COUNT count,                                         \
-                MPI_Datatype dt) LIBRARY(File_write_ordered_begin##SUFFIX(fh, buf, count, dt))     \
-                TACIO_API int MPI_File_read_ordered_begin##SUFFIX(                                 \
-                    MPI_File fh, void *buf, COUNT count,                                           \
-                    MPI_Datatype dt) LIBRARY(File_read_ordered_begin##SUFFIX(fh, buf, count, dt))  \
-                    TACIO_API int MPI_File_write_all_begin##SUFFIX(                                \
-                        MPI_File fh, const void *buf, COUNT count,                                 \
-                        MPI_Datatype dt) LIBRARY(File_write_all_begin##SUFFIX(fh, buf, count, dt)) \
-                        TACIO_API int MPI_File_read_all_begin##SUFFIX(                             \
-                            MPI_File fh, void *buf, COUNT count,                                   \
-                            MPI_Datatype dt) LIBRARY(File_read_all_begin##SUFFIX(fh, buf, count,   \
-                                                                                 dt))              \
-                            TACIO_API int MPI_File_write_at_all_begin##SUFFIX(                     \
-                                MPI_File fh, MPI_Offset off, const void *buf, COUNT count,         \
-                                MPI_Datatype dt) LIBRARY(File_write_at_all_begin##SUFFIX(fh, off,  \
-                                                                                         buf,      \
-                                                                                         count,    \
-                                                                                         dt))      \
-                                TACIO_API int MPI_File_read_at_all_begin##SUFFIX(                  \
-                                    MPI_File fh, MPI_Offset off, void *buf, COUNT count,           \
-                                    MPI_Datatype dt) LIBRARY(File_read_at_all_begin##SUFFIX(fh,    \
-                                                                                            off,   \
-                                                                                            buf,   \
-                                                                                            count, \
-                                                                                            dt))   \
-                                    TACIO_API int MPI_File_iwrite_all##SUFFIX(                     \
-                                        MPI_File fh, const void *buf, COUNT count,                 \
-                                        MPI_Datatype dt, MPI_Request *req)                         \
-                                        LIBRARY(File_iwrite_all##SUFFIX(fh, buf, count, dt, req))  \
-                                            TACIO_API int MPI_File_iread_all##SUFFIX(              \
-                                                MPI_File fh, void *buf, COUNT count,               \
-                                                MPI_Datatype dt, MPI_Request *req)                 \
-                                                LIBRARY(File_iread_all##SUFFIX(fh, buf, count, dt, \
-                                                                               req))               \
-                                                    TACIO_API int MPI_File_iwrite_at_all##SUFFIX(  \
-                                                        MPI_File fh, MPI_Offset off,               \
-                                                        const void *buf, COUNT count,              \
-                                                        MPI_Datatype dt, MPI_Request *req)         \
-                                                        LIBRARY(File_iwrite_at_all##SUFFIX(        \
-                                                            fh, off, buf, count, dt,               \
-                                                            req)) TACIO_API int                    \
-                                                            MPI_File_iread_at_all##SUFFIX(         \
-                                                                MPI_File fh, MPI_Offset off,       \
-                                                                void *buf, COUNT count,            \
-                                                                MPI_Datatype dt, MPI_Request *req) \
-                                                                LIBRARY(File_iread_at_all##SUFFIX( \
-                                                                    fh, off, buf, count, dt, req))
+    TACIO_API int MPI_File_write_ordered##SUFFIX(MPI_File fh, const void *buf, COUNT count,        \
+                                                 MPI_Datatype dt, MPI_Status *st)                  \
+    {                                                                                              \
+        LIBRARY(File_write_ordered##SUFFIX(fh, buf, count, dt, st));                               \
+    }                                                                                              \
+    TACIO_API int MPI_File_read_ordered##SUFFIX(MPI_File fh, void *buf, COUNT count,               \
+                                                MPI_Datatype dt, MPI_Status *st)                   \
+    {                                                                                              \
+        LIBRARY(File_read_ordered##SUFFIX(fh, buf, count, dt, st));                                \
+    }                                                                                              \
+    TACIO_API int MPI_File_write_ordered_begin##SUFFIX(MPI_File fh, const void *buf, COUNT count,  \
+                                                       MPI_Datatype dt)                            \
+    {                                                                                              \
+        LIBRARY(File_write_ordered_begin##SUFFIX(fh, buf, count, dt));                             \
+    }                                                                                              \
+    TACIO_API int MPI_File_read_ordered_begin##SUFFIX(MPI_File fh, void *buf, COUNT count,         \
+                                                      MPI_Datatype dt)                             \
+    {                                                                                              \
+        LIBRARY(File_read_ordered_begin##SUFFIX(fh, buf, count, dt));                              \
+    }                                                                                              \
+    TACIO_API int MPI_File_write_all_begin##SUFFIX(MPI_File fh, const void *buf, COUNT count,      \
+                                                   MPI_Datatype dt)                                \
+    {                                                                                              \
+        LIBRARY(File_write_all_begin##SUFFIX(fh, buf, count, dt));                                 \
+    }                                                                                              \
+    TACIO_API int MPI_File_read_all_begin##SUFFIX(MPI_File fh, void *buf, COUNT count,             \
+                                                  MPI_Datatype dt)                                 \
+    {                                                                                              \
+        LIBRARY(File_read_all_begin##SUFFIX(fh, buf, count, dt));                                  \
+    }                                                                                              \
+    TACIO_API int MPI_File_write_at_all_begin##SUFFIX(                                             \
+        MPI_File fh, MPI_Offset off, const void *buf, COUNT count, MPI_Datatype dt)                \
+    {                                                                                              \
+        LIBRARY(File_write_at_all_begin##SUFFIX(fh, off, buf, count, dt));                         \
+    }                                                                                              \
+    TACIO_API int MPI_File_read_at_all_begin##SUFFIX(MPI_File fh, MPI_Offset off, void *buf,       \
+                                                     COUNT count, MPI_Datatype dt)                 \
+    {                                                                                              \
+        LIBRARY(File_read_at_all_begin##SUFFIX(fh, off, buf, count, dt));                          \
+    }                                                                                              \
+    TACIO_API int MPI_File_iwrite_all##SUFFIX(MPI_File fh, const void *buf, COUNT count,           \
+                                              MPI_Datatype dt, MPI_Request *req)                   \
+    {                                                                                              \
+        LIBRARY(File_iwrite_all##SUFFIX(fh, buf, count, dt, req));                                 \
+    }                                                                                              \
+    TACIO_API int MPI_File_iread_all##SUFFIX(MPI_File fh, void *buf, COUNT count, MPI_Datatype dt, \
+                                             MPI_Request *req)                                     \
+    {                                                                                              \
+        LIBRARY(File_iread_all##SUFFIX(fh, buf, count, dt, req));                                  \
+    }                                                                                              \
+    TACIO_API int MPI_File_iwrite_at_all##SUFFIX(MPI_File fh, MPI_Offset off, const void *buf,     \
+                                                 COUNT count, MPI_Datatype dt, MPI_Request *req)   \
+    {                                                                                              \
+        LIBRARY(File_iwrite_at_all##SUFFIX(fh, off, buf, count, dt, req));                         \
+    }                                                                                              \
+    TACIO_API int MPI_File_iread_at_all##SUFFIX(MPI_File fh, MPI_Offset off, void *buf,            \
+                                                COUNT count, MPI_Datatype dt, MPI_Request *req)    \
+    {                                                                                              \
+        LIBRARY(File_iread_at_all##SUFFIX(fh, off, buf, count, dt, req));                          \
+    }
 
-                LIBRARY_COLLECTIVES(int, )
+LIBRARY_COLLECTIVES(int, )
 #if MPI_VERSION >= 4
-                    LIBRARY_COLLECTIVES(MPI_Count, _c)
+LIBRARY_COLLECTIVES(MPI_Count, _c)
 #endif

@@ -226,18 +226,16 @@ static MPI_Datatype kept_type(MPI_Datatype t)
     return dup;
 }
 
-/* TACIO_DEFER_VIEWS=1, read once: views are deferred only when asked for.
- * Off by default: the differential fuzzer still finds calls where the
- * library, not having seen the views, answers otherwise than the MPI alone
- * (MPI_SEEK_END through a view with holes; OMPIO's state after erroneous
- * calls). */
+/* TACIO_DEFER_VIEWS, read once: views are deferred unless it is 0 (the
+ * library then gets every view as the program sets it, and pays its
+ * synchronisation beside tacio's). */
 static int defer_env = -1;
 
 static bool defer_asked(void)
 {
     if (defer_env < 0) {
         const char *e = getenv("TACIO_DEFER_VIEWS");
-        defer_env = e && *e && strcmp(e, "0");
+        defer_env = !e || strcmp(e, "0");
     }
     return defer_env;
 }
@@ -266,13 +264,14 @@ static bool committed(struct shimfile *s, MPI_Datatype t)
 }
 
 /* The view becomes tacio's; the library gets it later, if ever. It is
- * checked on this rank as the library would (committed types, tacio's own
- * rules); a view that fails leaves the file's as it was, and costs no
- * other rank anything, as no collective was begun. */
+ * checked on this rank as ROMIO would, in ROMIO's order (a negative
+ * displacement, which tacio_file_set_view_local refuses, then committed
+ * types, then tacio's own rules); a view that fails leaves the file's as
+ * it was, and costs no other rank anything, as no collective was begun. */
 static int defer_view(struct shimfile *s, MPI_Offset disp, MPI_Datatype etype,
                       MPI_Datatype filetype, MPI_Info info)
 {
-    if (!committed(s, etype) || !committed(s, filetype))
+    if (disp >= 0 && (!committed(s, etype) || !committed(s, filetype)))
         return MPI_ERR_TYPE;
     shim_depth++;
     int rc = tacio_file_set_view_local(s->tf, disp, etype, filetype, "native", info);
@@ -317,22 +316,25 @@ int shim_library_view(struct shimfile *s)
  * library first, which agrees on it as it does; tacio then takes the same
  * view (tacio_file_adopt_view), never refusing one the library took: what
  * tacio cannot serve fails the next collective on every rank instead. So
- * the two never hold different views. */
+ * the two never hold different views. If the library refuses it, a
+ * deferred view stays the file's, as the program set it last (the
+ * library's own is older); else tacio follows what the library kept. */
 int shim_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                   const char *datarep, MPI_Info info, bool fortran)
 {
     struct shimfile *s = shim_disabled() ? NULL : shim_lookup(fh);
     if (s && can_defer(s, datarep, fortran))
         return defer_view(s, disp, etype, filetype, info);
-    if (s) {
-        pending_free(s);
-        s->epoch++;
-    }
     int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
-    if (s && rc != MPI_SUCCESS)
-        follow_library(s);
-    if (rc != MPI_SUCCESS || !s)
+    if (!s)
         return rc;
+    if (rc != MPI_SUCCESS) {
+        if (!s->deferred)
+            follow_library(s);
+        return rc;
+    }
+    pending_free(s);
+    s->epoch++;
     return adopt(s, disp, etype, filetype, datarep, info);
 }
 

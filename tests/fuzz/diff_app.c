@@ -143,7 +143,8 @@ static void cut_written(struct state *s, int64_t size)
 struct result {
     int64_t cls, bytes, pos;
     uint64_t hash;
-    int64_t expect;   /* reads: the bytes before end-of-file (-1: not a read) */
+    int64_t expect;   /* reads: the bytes before end-of-file; seeks to the end: the standard's
+                       * position (-1: neither) */
     uint64_t valid;   /* reads: FNV-1a of those bytes, in the buffer's order */
     uint64_t posix;   /* reads: FNV-1a of the same bytes read from the file with POSIX */
     uint64_t written; /* reads: `valid` with the bytes no write put in the file as 0 */
@@ -397,8 +398,9 @@ static void do_set_view(struct state *s, long seq, int op)
         s->external = rep[0] == 'e';
     s->view_failed = rc != MPI_SUCCESS;
     struct result r = {err_class(rc), -1, position(s), 0, -1, 0, 0};
-    record(seq, op, "set_view", &r, "disp=%lld etype=%d view=%d block=%d type=%s rep=%s",
-           (long long)disps[di], esize, (int)v, block, what, rep);
+    record(seq, op, "set_view", &r, "disp=%lld etype=%d view=%d block=%d type=%s rep=%s%s",
+           (long long)disps[di], esize, (int)v, block, what, rep,
+           disps[di] < 0 ? " err=negative_disp" : "");
 }
 
 /* ---- data calls ---- */
@@ -693,13 +695,55 @@ static void do_data(struct state *s, long seq, int op)
 
 /* ---- the rest: pointers, sizes, sync ---- */
 
+/* The bytes of this rank's view (its closed form: filetype_of) that lie
+ * below file offset `size`. */
+static int64_t view_bytes_below(const struct state *s, int64_t size)
+{
+    int64_t rel = size - s->disp;
+    if (rel <= 0)
+        return 0;
+    if (s->view == VIEW_FLAT)
+        return rel;
+    int reps = s->view == VIEW_HOLES ? 2 : 1;
+    int64_t block = (int64_t)s->block * s->esize, tile = (int64_t)reps * nprocs * block;
+    int64_t bytes = rel / tile * reps * block, rest = rel % tile;
+    for (int k = 0; k < reps; k++) {
+        int64_t in = rest - (int64_t)(k * nprocs + rank) * block;
+        bytes += in <= 0 ? 0 : in < block ? in : block;
+    }
+    return bytes;
+}
+
+/* Where MPI_SEEK_END puts the pointer, in the standard's words (the etype
+ * at or after the last byte, holes of the view skipped; ROMIO's
+ * ADIOI_Get_eof_offset): the view's etypes below the end of the file,
+ * a partial one counted whole. -1 when there is no file to measure. */
+static int64_t standard_end(const struct state *s)
+{
+    struct stat sb;
+    if (stat(s->path, &sb) != 0)
+        return -1;
+    return (view_bytes_below(s, sb.st_size) + s->esize - 1) / s->esize;
+}
+
+/* A seek records in x where the standard puts a seek to the end (the
+ * comparator takes it where the MPI answers otherwise: OMPIO counts the
+ * file's bytes past the displacement, holes and all) and goes on from
+ * there, and tags a seek to a negative position as erroneous. */
 static void do_seek(struct state *s, long seq, int op)
 {
     int whence[] = {MPI_SEEK_SET, MPI_SEEK_CUR, MPI_SEEK_END}, w = pick(3);
     MPI_Offset off = pick(10) ? pick(100) + rank : -1000; /* -1000: before the file */
+    int64_t end = w == 2 && !s->external ? standard_end(s) : -1;
+    int64_t from[] = {0, position(s), end};
+    int negative = (w != 2 || end >= 0) && from[w] + off < 0, any_negative;
+    MPI_Allreduce(&negative, &any_negative, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     int rc = MPI_File_seek(s->fh, off, whence[w]);
-    struct result r = {err_class(rc), -1, position(s), 0, -1, 0, 0};
-    record(seq, op, "seek", &r, "whence=%d off=%s", w, off < 0 ? "negative" : "ok");
+    struct result r = {err_class(rc), -1, position(s), 0, end < 0 ? -1 : end + off, 0, 0};
+    record(seq, op, "seek", &r, "whence=%d off=%s%s", w, off < 0 ? "negative" : "ok",
+           any_negative ? " err=negative_position" : "");
+    if (end >= 0 && end + off >= 0) /* on from the standard's place, the same in every run */
+        MPI_File_seek(s->fh, end + off, MPI_SEEK_SET);
 }
 
 static void do_size(struct state *s, long seq, int op)

@@ -26,7 +26,7 @@ launch() { # KIND PRELOAD TRANSCRIPT
     local k=$1 pre=$2 out=$3 launcher="mpiexec.$1" flags=()
     [ "$k" = openmpi ] && flags=(--oversubscribe -x FUZZ_SEQ)
     env=()
-    [ -n "$pre" ] && preload_env "$k" "$pre" TACIO_HINTS
+    [ -n "$pre" ] && preload_env "$k" "$pre" "${forward[@]}"
     # a bounded run: an MPI that hangs on an erroneous call is a finding too
     timeout 900 "$launcher" "${flags[@]}" "${env[@]}" -n "$np" "$work/diff_app.$k" "$data" \
         "$seed" "$nseq" "$nops" "$strategies" "$out" >"$out.log" 2>&1 ||
@@ -42,6 +42,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # calls or not): a baseline must finish to be compared with.
 if [ "$np" -gt 2 ]; then export OMPI_MCA_io=romio321; else unset OMPI_MCA_io; fi
 export TACIO_HINTS=tacio_ranks_per_node=2
+# TACIO_DEFER_VIEWS=0 (mpi.fuzz.eager): the shim hands every view to the
+# library at once, the path Fortran, atomic and external32 views take
+forward=(TACIO_HINTS)
+[ -n "${TACIO_DEFER_VIEWS+set}" ] && forward+=(TACIO_DEFER_VIEWS)
 # The MPI alone runs with the allocator the shim brings (a sanitizer's):
 # OMPIO writes never-initialised heap bytes into some files (MALLOC_PERTURB_
 # changes them, alone as under the shim), so the baseline must see the

@@ -35,16 +35,68 @@ def ends(plain_end, shim_end):
             transcript("native", "0,0", F0, shim_end))
 
 
-def verdict(plain, shim):
+def verdict(plain, shim, other=None):
     with tempfile.TemporaryDirectory() as d:
         paths = []
-        for name, text in (("plain", plain), ("shim", shim)):
+        runs = (("plain", plain), ("shim", shim)) + ((("other", other),) if other else ())
+        for name, text in runs:
             paths.append(os.path.join(d, name))
             with open(paths[-1], "w") as f:
                 f.write(text)
         r = subprocess.run([sys.executable, os.path.join(HERE, "compare.py"), *paths],
                            capture_output=True, text=True)
         return r.returncode, r.stdout
+
+
+def views_and_pointers():
+    """The rules for what a view the shim keeps from the library changes:
+    a seek to the end where the standard puts it, a negative displacement
+    refused, a failed set_view, and OMPIO's preallocate moving its pointer."""
+    failures = []
+    def seek_end(p):
+        return (line(0, "open mode=rdwr|create") +
+                line(1, "seek whence=2 off=ok", p=p, x="155,148") +
+                "7 end size=0 hash=cbf29ce484222325\n")
+    rc, out = verdict(seek_end("59,60"), seek_end("155,148"))
+    if rc != 0 or "seek_end=1" not in out:
+        failures.append(f"seek to the standard's end: want agreement, got rc={rc}: {out}")
+    rc, out = verdict(seek_end("59,60"), seek_end("155,100"))
+    if rc == 0:
+        failures.append(f"seek to neither end: want a divergence: {out}")
+    # the MPI took a negative displacement the shim refused: the runs part
+    # (their next calls differ), and the comparison stops there
+    def negative_view(c, then):
+        return (line(0, "open mode=rdwr|create") +
+                line(1, "set_view disp=-8 etype=1 view=0 block=8 type=ok rep=native "
+                        "err=negative_disp", c=c) +
+                line(2, then) + "7 end size=0 hash=cbf29ce484222325\n")
+    rc, out = verdict(negative_view("SUCCESS,SUCCESS", "sync size=ok"),
+                      negative_view("ARG,ARG", "get_size size=ok"))
+    if rc != 0 or "refused=1" not in out:
+        failures.append(f"negative displacement refused: want a stop, got rc={rc}: {out}")
+    rc, out = verdict(negative_view("SUCCESS,SUCCESS", "sync size=ok"),
+                      negative_view("SUCCESS,ARG", "get_size size=ok"))
+    if rc == 0:
+        failures.append(f"negative displacement refused on one rank: want a divergence: {out}")
+    # a set_view failed alike: what follows is each library's guess
+    rc, out = verdict(negative_view("ARG,ARG", "sync size=ok").replace(" err=negative_disp", ""),
+                      negative_view("ARG,ARG", "get_size size=ok").replace(" err=negative_disp",
+                                                                           ""))
+    if rc != 0 or "documented=1" not in out:
+        failures.append(f"set_view failed alike: want a stop, got rc={rc}: {out}")
+    # OMPIO's preallocate on a read-only file moves its pointer; MPICH's does not
+    def preallocate(c, p):
+        return (line(0, "open mode=rdonly") + line(1, "preallocate size=ok", c=c, p=p) +
+                line(2, "sync size=ok", p=p) + "7 end size=0 hash=cbf29ce484222325\n")
+    plain, shim = preallocate("READ_ONLY,READ_ONLY", "423,24"), preallocate("READ_ONLY,READ_ONLY",
+                                                                            "24,24")
+    rc, out = verdict(plain, shim, preallocate("IO,IO", "24,24"))
+    if rc != 0 or "mpi_odd=1" not in out:
+        failures.append(f"the MPI alone moved its pointer: want agreement, got rc={rc}: {out}")
+    rc, out = verdict(plain, shim, preallocate("IO,IO", "423,24"))
+    if rc == 0:
+        failures.append(f"both MPIs moved the pointer: want a divergence: {out}")
+    return failures
 
 
 def main():
@@ -105,6 +157,7 @@ def main():
     rc, out = verdict(negative_read_at("1111", "4,4"), negative_read_at("2222", "4,4"))
     if rc == 0:
         failures.append(f"a pass-through read with data that differ: want a divergence: {out}")
+    failures += views_and_pointers()
     for f in failures:
         print("FAIL", f)
     print("compare rules:", "ok" if not failures else f"{len(failures)} failed")

@@ -62,6 +62,16 @@ static int count_of(MPI_Status *st)
     return n;
 }
 
+/* The strided region again, as a vector from the rank's first block. */
+static void vector_view(MPI_File fh)
+{
+    MPI_Datatype ft;
+    MPI_Type_vector(BLOCKS, B, np * B, MPI_INT, &ft);
+    MPI_Type_commit(&ft);
+    MPI_File_set_view(fh, HEADER + 4 * rank * B, MPI_INT, ft, "native", MPI_INFO_NULL);
+    MPI_Type_free(&ft);
+}
+
 /* The strided view: every kind of individual and explicit-offset call. */
 static void strided(MPI_File fh)
 {
@@ -120,10 +130,7 @@ static void strided(MPI_File fh)
     MPI_Type_free(&got_ft);
 
     /* a view set again, read back through it by independent calls */
-    MPI_Type_vector(BLOCKS, B, np * B, MPI_INT, &ft);
-    MPI_Type_commit(&ft);
-    MPI_File_set_view(fh, HEADER + 4 * rank * B, MPI_INT, ft, "native", MPI_INFO_NULL);
-    MPI_Type_free(&ft);
+    vector_view(fh);
     int back[8], want[8];
     MPI_File_get_position(fh, &pos);
     EQ("position after set_view", pos, 0);
@@ -148,6 +155,42 @@ static void strided(MPI_File fh)
     MPI_Wait(&req, &st);
     fill(want, 20, 8);
     EQ("iread_at_all data", memcmp(back, want, sizeof back), 0);
+}
+
+/* Where the shim holds the views (VIEWS_SIDE_FILES=1), what the MPI alone
+ * does otherwise: a view with a negative displacement, which the standard
+ * calls erroneous, is refused with MPI_ERR_ARG as ROMIO refuses it (OMPIO
+ * takes it), and a set_view the library refuses (an uncommitted filetype,
+ * in external32, which only the library serves) leaves the view as it was
+ * (OMPIO keeps part of the view it refused). The view before either is
+ * the vector one, which reads must still see. */
+static void refused_views(MPI_File fh)
+{
+    const char *side = getenv("VIEWS_SIDE_FILES");
+    if (!side || atoi(side) != 1)
+        return;
+    vector_view(fh); /* (the library got the last one for strided()'s iread_at_all) */
+    MPI_File_seek(fh, 3, MPI_SEEK_SET);
+    MPI_Offset size = -1, pos = -1;
+    EQ("get_size", MPI_File_get_size(fh, &size), 0);
+    EQ("the size", size, HEADER + 4L * BLOCKS * B * np);
+    MPI_File_get_position(fh, &pos);
+    int cls = -1, rc = MPI_File_set_view(fh, -8, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+    MPI_Error_class(rc, &cls);
+    EQ("negative displacement refused", cls, MPI_ERR_ARG);
+    MPI_Datatype loose;
+    MPI_Type_contiguous(2, MPI_INT, &loose); /* never committed */
+    rc = MPI_File_set_view(fh, 0, MPI_INT, loose, "external32", MPI_INFO_NULL);
+    MPI_Type_free(&loose);
+    EQ("an uncommitted filetype refused", rc != MPI_SUCCESS, 1);
+    MPI_Offset after = -1;
+    MPI_File_get_position(fh, &after);
+    EQ("position kept", after, pos);
+    int back[4], want[4];
+    MPI_Status st;
+    EQ("read_at through the view kept", MPI_File_read_at(fh, 5, back, 4, MPI_INT, &st), 0);
+    fill(want, 5, 4);
+    EQ("read_at data through the view kept", memcmp(back, want, sizeof back), 0);
 }
 
 /* One contiguous view on every rank (MPI's rule for the shared pointer):
@@ -258,6 +301,7 @@ int main(int argc, char **argv)
        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh), 0);
     MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
     strided(fh);
+    refused_views(fh);
     MPI_Offset start = shared(fh, path, HEADER + 4L * BLOCKS * B * np);
     EQ("close", MPI_File_close(&fh), 0);
     MPI_Barrier(MPI_COMM_WORLD);
