@@ -165,11 +165,13 @@ static void drop_schedules(struct call *c)
 /* Bytes the call moved for this rank, for its status: all of a write; of a
  * read, the stream up to the end of the file, as an independent read
  * reports it (PnetCDF moves data by that count). A rank whose own reads
- * served it knows where they met the end; one served by aggregators asks
- * the file. */
+ * served it knows where they met the end, also when they ran on a kept
+ * schedule before another rank's shape sent the call down a new path
+ * (did: the rank took part in it with nothing); one served by aggregators
+ * asks the file. */
 static int64_t transferred(struct call *c, const struct access *own)
 {
-    if (c->is_write || c->own_io)
+    if (c->is_write || c->own_io || c->did)
         return access_bytes_below(own, c->eof);
     return call_readable(c); /* c->a is own again */
 }
