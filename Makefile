@@ -5,7 +5,7 @@
 #   build-mpich/    the MPI engine with MPICH (a small share: it busy-polls)
 BUILD ?= build
 
-.PHONY: all deps build build-mpi test test-sanitize test-fuzz demo bench clean
+.PHONY: all deps build build-mpi test test-sanitize test-fuzz test-external demo bench clean
 
 all: build build-mpi
 
@@ -48,6 +48,12 @@ test-fuzz: deps
 	@cmake --build build-fuzz --target fuzzers -j 2
 	@cd build-fuzz && ctest --output-on-failure -L parsers
 
+# HDF5's and PnetCDF's own parallel test suites under the shim, built from
+# Debian's source packages in build-external/ (CI runs it after test-fuzz).
+EXTERNAL_STRATEGIES ?= romio,auto
+test-external: build-mpi
+	@tests/external/suites.sh build-openmpi $(CURDIR)/build-external $(EXTERNAL_STRATEGIES)
+
 demo: build build-mpi
 	@scripts/demo.sh $(BUILD)/bin/tacio build-openmpi
 
@@ -56,4 +62,4 @@ bench: build build-mpi
 	@bench/io/run --quick
 
 clean:
-	rm -rf $(BUILD) build-openmpi build-mpich build-asan build-fuzz
+	rm -rf $(BUILD) build-openmpi build-mpich build-asan build-fuzz build-external

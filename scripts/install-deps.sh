@@ -27,6 +27,10 @@ ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 # SimGrid's SMPI: the engine on simulated clusters (tests/smpi, bench/smpi)
 command -v smpicc >/dev/null 2>&1 || need_apt+=(libsimgrid-dev simgrid)
+# HDF5's and PnetCDF's source packages and their builds (make test-external)
+command -v curl >/dev/null 2>&1 || need_apt+=(curl)
+command -v autoreconf >/dev/null 2>&1 || need_apt+=(autoconf automake)
+command -v libtoolize >/dev/null 2>&1 || need_apt+=(libtool)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: apt-get install ${need_apt[*]}"
