@@ -21,6 +21,8 @@
  * Prints on rank 0, one line per direction:
  *   pattern=P op=write|read np=N bytes=B times=t1,t2,... wrong=W maxrss_kib=K
  *   faults_per_call=F (minor page faults of the slowest rank per timed call)
+ *   runs=R (the most runs of the file one rank's access forms: 1 where each
+ *   rank's access is one run, which every library moves with one call)
  * usage: iobench FILE PATTERN quick|full|SIZE REPS [BUDGET]
  * BUDGET (seconds, default none): stop after the first timed repetition that
  * brings the timed calls past it, so that a configuration taking tens of
@@ -199,13 +201,27 @@ static double timed(MPI_File fh, double *buf, int64_t count, int write, int coun
     return slowest;
 }
 
+/* The runs of the file a rank's pieces form (touching pieces are one run). */
+struct runs {
+    int64_t n, end;
+};
+
+static int count_run(int64_t off, int64_t len, void *ctx)
+{
+    struct runs *r = ctx;
+    r->n += !r->n || off != r->end;
+    r->end = off + len;
+    return 0;
+}
+
 static void print_times(const struct pattern *p, const char *op, int64_t bytes, const double *t,
-                        int reps, int64_t wrong, long rss, double fpc)
+                        int reps, int64_t wrong, long rss, double fpc, int64_t runs)
 {
     printf("pattern=%s op=%s np=%d bytes=%lld times=", p->name, op, p->np, (long long)bytes);
     for (int i = 0; i < reps; i++)
         printf("%s%.6f", i ? "," : "", t[i]);
-    printf(" wrong=%lld maxrss_kib=%ld faults_per_call=%.1f\n", (long long)wrong, rss, fpc);
+    printf(" wrong=%lld maxrss_kib=%ld faults_per_call=%.1f runs=%lld\n", (long long)wrong, rss,
+           fpc, (long long)runs);
 }
 
 int main(int argc, char **argv)
@@ -263,9 +279,13 @@ int main(int argc, char **argv)
     MPI_Allreduce(&wrong_read, &wr, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     MPI_Reduce(&rss, &maxrss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    struct runs mine = {0, 0};
+    int64_t runs = 0;
+    pieces_of(&p, count_run, &mine);
+    MPI_Reduce(&mine.n, &runs, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
     if (!p.rank) {
-        print_times(&p, "write", total, tw + 1, reps, wf, maxrss, fpc);
-        print_times(&p, "read", total, tr + 1, reps, wr, maxrss, fpc);
+        print_times(&p, "write", total, tw + 1, reps, wf, maxrss, fpc, runs);
+        print_times(&p, "read", total, tr + 1, reps, wr, maxrss, fpc, runs);
     }
     if (!p.rank)
         unlink(argv[1]);
