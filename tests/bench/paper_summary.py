@@ -4,7 +4,8 @@ lines' ratios (write + read against romio at one per host), the write goal
 (best write <= 0.8x romio's, or within 5% of the storage's bound where that
 is above 0.8), the summary's counts, a later run of a job's strategy at K
 per host replacing an earlier one, and a run with --hint counted as a
-choice of its own, and the sweep's wall time from runs that carry it. No
+choice of its own, the sweep's wall time from runs that carry it, and
+from their CPU time whether the sweep can finish in an hour. No
 simulation: it needs no SimGrid.
 
 The write goal's link bound is the tacio command's (bottleneck's
@@ -107,6 +108,20 @@ def main():
         wall = lines_of(out, "sweep_wall_hours=")
         check(wall == [{"sweep_wall_hours": "2.00", "runs_timed": "2",
                         "slowest_run_minutes": "90.0"}], f"the sweep's wall time: {out} {err}")
+        check("sweep_cpu_hours=" not in out, f"CPU time without runs that carry it: {out}")
+        # runs that carry their CPU time: one run above an hour rules the
+        # hour out, however many run at once; below, it is not ruled out
+        for cpu, verdict in ((3700, "impossible"), (3500, "not ruled out")):
+            with open(timed, "w") as f:
+                for r, c in ((run("inspur", 512, "romio", 1, 2.0, 2.0, 0.4), cpu),
+                             (run("inspur", 512, "auto", 1, 1.6, 1.6, 0.4), 100)):
+                    f.write(json.dumps(dict(r, cpu_s=c)) + "\n")
+            rc, out, err = summary(src, tacio, timed)
+            got = [l for l in out.splitlines() if l.startswith("sweep_cpu_hours=")]
+            want = (f"sweep_cpu_hours={(cpu + 100) / 3600:.2f} runs_cpu_timed=2 "
+                    f"slowest_run_cpu_minutes={cpu / 60:.1f} "
+                    f"slowest_run=inspur-scatter-cube-512:romio@1 sweep_under_an_hour={verdict}")
+            check(got == [want], f"the sweep's bound at {cpu} s: {got} {err}")
         rc, out, err = summary(src, tacio, first, second)
         c512 = {l["paper_job"]: l for l in lines_of(out, "paper_job=")}.get(
             "inspur-scatter-cube-512", {})
