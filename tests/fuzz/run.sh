@@ -22,13 +22,13 @@ build() { # KIND: the program with that MPI's compiler (it never links tacio)
         { cat "$work/cc.$1.log"; exit 1; }
 }
 
-launch() { # KIND PRELOAD TRANSCRIPT
-    local k=$1 pre=$2 out=$3 launcher="mpiexec.$1" flags=()
+launch() { # KIND PRELOAD TRANSCRIPT [SECONDS: the bound, 900 unless given]
+    local k=$1 pre=$2 out=$3 limit=${4:-900} launcher="mpiexec.$1" flags=()
     [ "$k" = openmpi ] && flags=(--oversubscribe -x FUZZ_SEQ)
     env=()
     [ -n "$pre" ] && preload_env "$k" "$pre" "${forward[@]}"
     # a bounded run: an MPI that hangs on an erroneous call is a finding too
-    timeout 900 "$launcher" "${flags[@]}" "${env[@]}" -n "$np" "$work/diff_app.$k" "$data" \
+    timeout "$limit" "$launcher" "${flags[@]}" "${env[@]}" -n "$np" "$work/diff_app.$k" "$data" \
         "$seed" "$nseq" "$nops" "$strategies" "$out" >"$out.log" 2>&1 ||
         { ko "$k preload='$pre' exited $?: $(tail -5 "$out.log")"; return 1; }
 }
@@ -69,14 +69,18 @@ export FUZZ_SEQ= # (none: every sequence; Open MPI's launcher forwards it below)
 # The other MPI only breaks ties (where the MPI and the shim differ, did the
 # other MPI do what the shim did?): when its own run crashes or hangs (OMPIO
 # now and then at 2 ranks), the comparison goes on without it, and says so.
+# Its bound is a few times what the MPI's own run took (plain_s), not the
+# 900 s the others get: a hang there would otherwise hold CI for 15 minutes.
 tiebreak() { # sets other_txt
     local counted=$failed
     other_txt=$work/other.txt
-    launch "$other" "" "$other_txt" && return 0
+    launch "$other" "" "$other_txt" $((plain_s * 4 + 120)) && return 0
     failed=$counted other_txt=
     echo "fuzz: $kind np=$np seed=$seed: the other MPI ($other) failed (above): compared without it"
 }
+SECONDS=0
 launch "$kind" "$plain" "$work/plain.txt" &&
+    plain_s=$SECONDS &&
     launch "$kind" "$shim" "$work/shim.txt" &&
     tiebreak &&
     { python3 "$here/compare.py" "$work/plain.txt" "$work/shim.txt" $other_txt \
