@@ -69,6 +69,12 @@ def main():
         jobs = {l["paper_job"]: l for l in lines_of(out, "paper_job=")}
         check(set(jobs) == {"inspur-scatter-cube-512", "inspur-scatter-cube-64"},
               f"the jobs: {sorted(jobs)}")
+        # the sweep: 13 jobs, each every strategy at 1, 2 and 4 per host and auto
+        names = subprocess.run([tacio, "list", "strategies"], capture_output=True,
+                               text=True).stdout.split()
+        per_job = 3 * (len(names) - 1) + 1
+        check(f"sweep_runs_stored=5/{13 * per_job} jobs_complete=0/13" in out,
+              f"the sweep's coverage: {out}")
         c512 = jobs.get("inspur-scatter-cube-512", {})
         check(c512.get("auto_vs_romio") == "1.100" and c512.get("best_vs_romio") == "0.750"
               and c512.get("strategy") == "bottleneck@4" and c512.get("bound_vs_romio") == "0.200",
@@ -122,6 +128,16 @@ def main():
                     f"slowest_run_cpu_minutes={cpu / 60:.1f} "
                     f"slowest_run=inspur-scatter-cube-512:romio@1 sweep_under_an_hour={verdict}")
             check(got == [want], f"the sweep's bound at {cpu} s: {got} {err}")
+        # one job with every run (and a hinted one outside the count)
+        whole = os.path.join(work, "whole.jsonl")
+        with open(whole, "w") as f:
+            for name in names:
+                for k in ((1,) if name == "auto" else (1, 2, 4)):
+                    f.write(json.dumps(run("inspur", 64, name, k, 5.0, 5.0, 4.9)) + "\n")
+            f.write(json.dumps(run("inspur", 64, "romio", 1, 4.0, 4.0, 4.9, ["a=b"])) + "\n")
+        rc, out, err = summary(src, tacio, whole)
+        check(f"sweep_runs_stored={per_job}/{13 * per_job} jobs_complete=1/13" in out,
+              f"a whole job: {out} {err}")
         rc, out, err = summary(src, tacio, first, second)
         c512 = {l["paper_job"]: l for l in lines_of(out, "paper_job=")}.get(
             "inspur-scatter-cube-512", {})
