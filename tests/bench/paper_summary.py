@@ -5,7 +5,8 @@ lines' ratios (write + read against romio at one per host), the write goal
 is above 0.8), the summary's counts, a later run of a job's strategy at K
 per host replacing an earlier one, and a run with --hint counted as a
 choice of its own, the sweep's wall time from runs that carry it, and
-from their CPU time whether the sweep can finish in an hour. No
+from their CPU time whether the sweep can finish in an hour (a run
+--cpu-limit stopped counting there only). No
 simulation: it needs no SimGrid.
 
 The write goal's link bound is the tacio command's (bottleneck's
@@ -128,6 +129,37 @@ def main():
                     f"slowest_run_cpu_minutes={cpu / 60:.1f} "
                     f"slowest_run=inspur-scatter-cube-512:romio@1 sweep_under_an_hour={verdict}")
             check(got == [want], f"the sweep's bound at {cpu} s: {got} {err}")
+        # a run --cpu-limit stopped after more than an hour: no job line, not
+        # in the coverage, but it rules the hour out; it never replaces the
+        # finished run of its job's strategy, a finished one replaces it
+        stopped = dict(run("inspur", 512, "bottleneck", 4, 0, 0, 0), status="unfinished",
+                       cpu_s=3700, cpu_limit_s=3660)
+        for k in ("write_s", "read_s", "io_floor_s"):
+            del stopped[k]
+        with open(timed, "w") as f:
+            for r in (dict(run("inspur", 512, "romio", 1, 2.0, 2.0, 0.4), cpu_s=100),
+                      dict(run("inspur", 512, "auto", 1, 1.6, 1.6, 0.4), cpu_s=100), stopped):
+                f.write(json.dumps(r) + "\n")
+        rc, out, err = summary(src, tacio, timed)
+        got = [l for l in out.splitlines() if l.startswith("sweep_cpu_hours=")]
+        check(got == ["sweep_cpu_hours=1.08 runs_cpu_timed=3 runs_unfinished=1 "
+                      "slowest_run_cpu_minutes=61.7 "
+                      "slowest_run=inspur-scatter-cube-512:bottleneck@4:unfinished "
+                      "sweep_under_an_hour=impossible"], f"an unfinished run's bound: {got} {err}")
+        c512 = {l["paper_job"]: l for l in lines_of(out, "paper_job=")}.get(
+            "inspur-scatter-cube-512", {})
+        check(c512.get("best_vs_romio") == "0.800" and c512.get("strategy") == "auto@1"
+              and f"sweep_runs_stored=2/{13 * per_job}" in out,
+              f"an unfinished run is no job's run: {out} {err}")
+        done = os.path.join(work, "done.jsonl")
+        with open(done, "w") as f:
+            f.write(json.dumps(run("inspur", 512, "bottleneck", 4, 1.5, 1.5, 0.4)) + "\n")
+        for files, what in (((done, timed), "after"), ((timed, done), "before")):
+            rc, out, err = summary(src, tacio, *files)
+            c512 = {l["paper_job"]: l for l in lines_of(out, "paper_job=")}.get(
+                "inspur-scatter-cube-512", {})
+            check(c512.get("strategy") == "bottleneck@4" and c512.get("best_vs_romio") == "0.750",
+                  f"an unfinished run stored {what} the finished one: {c512} {err}")
         # one job with every run (and a hinted one outside the count)
         whole = os.path.join(work, "whole.jsonl")
         with open(whole, "w") as f:
