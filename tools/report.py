@@ -382,7 +382,9 @@ def chart_ordered(plt, inputs, out, written):
     runs = [r for r in inputs.runs
             if r["strategy"] in ("lustre", "tsujita") and mib_per_s(r) and collected(r)]
     key = lambda r: f"{r['job']} {r['op']} K={r.get('aggs_per_host', 1)}"
-    both = [k for k in ordered(key(r) for r in runs)
+    # bars by machine, rank count, aggregators per host, write before read
+    rank = lambda r: (r["machine"], r["procs"], r.get("aggs_per_host", 1), r["op"] == "read")
+    both = [k for k in ordered(key(r) for r in sorted(runs, key=rank))
             if {r["strategy"] for r in runs if key(r) == k} == {"lustre", "tsujita"}]
     if not both:
         return
