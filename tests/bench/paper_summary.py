@@ -6,7 +6,8 @@ is above 0.8), the summary's counts, a later run of a job's strategy at K
 per host replacing an earlier one, and a run with --hint counted as a
 choice of its own, the sweep's wall time from runs that carry it, and
 from their CPU time whether the sweep can finish in an hour (a run
---cpu-limit stopped counting there only). No
+--cpu-limit stopped counting there only), and the reason the bench
+prints for a simulation that died (SimGrid's CRITICAL line). No
 simulation: it needs no SimGrid.
 
 The write goal's link bound is the tacio command's (bottleneck's
@@ -16,11 +17,13 @@ and the goal becomes 5% above it.
 
 usage: paper_summary.py SOURCE_DIR TACIO
 """
+import importlib.machinery
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import types
 
 failures = []
 
@@ -50,6 +53,28 @@ def summary(src, tacio, *files):
 def lines_of(out, prefix):
     return [dict(kv.split("=", 1) for kv in l.split() if "=" in kv) for l in out.splitlines()
             if l.startswith(prefix)]
+
+
+def check_last_words(src):
+    """A failed simulation's reason: SimGrid's CRITICAL line and its
+    detail, not the INFO lines before it or the backtrace after (an LMM
+    precision abort on the fat tree printed 60 lines, the reason 4 from
+    the end); with no such line, the tail."""
+    sys.dont_write_bytecode = True  # no __pycache__ beside the bench
+    path = os.path.join(src, "bench", "smpi", "run")
+    loader = importlib.machinery.SourceFileLoader("smpi_bench", path)
+    bench = types.ModuleType(loader.name)
+    bench.__file__ = path
+    loader.exec_module(bench)
+    info = ["[n97:449:(450) 0.006931] [smpi_colls/INFO] MPI_allreduce_lr: small"] * 50
+    abort = ["[0.010575] ./src/kernel/lmm/maxmin.cpp:217: [root/CRITICAL] Cannot saturate",
+             "\tFor the record, the usage of this constraint is 1.02603e-05",
+             "Backtrace (displayed in actor maestro):", "  ->  0# main", "", "Aborted"]
+    words = bench.last_words("\n".join(info + abort))
+    check(words == abort[:2], f"last_words of an LMM abort: {words}")
+    tail = [f"line {i}" for i in range(8)] + ["tacio: an error of the engine's"]
+    words = bench.last_words("\n".join(tail) + "\n")
+    check(words == tail[-5:], f"last_words without a CRITICAL line: {words}")
 
 
 def main():
@@ -193,6 +218,7 @@ def main():
             f.write("{}\n")
         rc, out, err = summary(src, tacio, second)
         check(rc != 0 and "b.jsonl:2" in err, f"a broken line is named: rc {rc} {err}")
+    check_last_words(src)
     print(f"paper_summary: {len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
 
