@@ -6,9 +6,9 @@ is above 0.8), the summary's counts, a later run of a job's strategy at K
 per host replacing an earlier one, and a run with --hint counted as a
 choice of its own, the sweep's wall time from runs that carry it, and
 from their CPU time whether the sweep can finish in an hour (a run
---cpu-limit stopped counting there only), and the reason the bench
-prints for a simulation that died (SimGrid's CRITICAL line). No
-simulation: it needs no SimGrid.
+--cpu-limit stopped counting there only, as does a stopped attempt of a
+finished run), and the reason the bench prints for a simulation that
+died (SimGrid's CRITICAL line). No simulation: it needs no SimGrid.
 
 The write goal's link bound is the tacio command's (bottleneck's
 link_seconds_bound for cube 2000^3 at 512 ranks on the scattered Inspur
@@ -185,6 +185,29 @@ def main():
                 "inspur-scatter-cube-512", {})
             check(c512.get("strategy") == "bottleneck@4" and c512.get("best_vs_romio") == "0.750",
                   f"an unfinished run stored {what} the finished one: {c512} {err}")
+        # a finished run stored before runs carried cpu_s, and a stopped
+        # attempt of it past an hour (BTIO 625's baseline): the job keeps
+        # its line, and the attempt's CPU time rules the hour out
+        attempt = dict(stopped, strategy="romio", aggs_per_host=1)
+        old = os.path.join(work, "old.jsonl")
+        with open(old, "w") as f:
+            for r in (run("inspur", 512, "romio", 1, 2.0, 2.0, 0.4),
+                      dict(run("inspur", 512, "auto", 1, 1.6, 1.6, 0.4), cpu_s=100)):
+                f.write(json.dumps(r) + "\n")
+        again = os.path.join(work, "attempt.jsonl")
+        with open(again, "w") as f:
+            f.write(json.dumps(attempt) + "\n")
+        for files, what in (((old, again), "after"), ((again, old), "before")):
+            rc, out, err = summary(src, tacio, *files)
+            got = [l for l in out.splitlines() if l.startswith("sweep_cpu_hours=")]
+            c512 = {l["paper_job"]: l for l in lines_of(out, "paper_job=")}.get(
+                "inspur-scatter-cube-512", {})
+            check(got == ["sweep_cpu_hours=1.06 runs_cpu_timed=2 runs_unfinished=1 "
+                          "slowest_run_cpu_minutes=61.7 "
+                          "slowest_run=inspur-scatter-cube-512:romio@1:unfinished "
+                          "sweep_under_an_hour=impossible"]
+                  and c512.get("auto_vs_romio") == "0.800",
+                  f"a stopped attempt stored {what} its finished run: {got} {c512} {err}")
         # one job with every run (and a hinted one outside the count)
         whole = os.path.join(work, "whole.jsonl")
         with open(whole, "w") as f:
