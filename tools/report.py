@@ -390,8 +390,11 @@ def chart_ordered(plt, inputs, out, written):
         return
     table = first_by([r for r in runs if key(r) in both], lambda r: (key(r), r["strategy"]),
                      mib_per_s)
-    fig, ax = plt.subplots(figsize=(8, 4))
+    # a bar pair per job, direction and K: wider as they grow, labels
+    # steep enough not to run into each other
+    fig, ax = plt.subplots(figsize=(max(8, 0.45 * len(both)), 4))
     grouped_bars(ax, "ordered", table, both, ["lustre", "tsujita"])
+    plt.setp(ax.get_xticklabels(), rotation=45 if len(both) > 8 else 15)
     ax.set_ylabel("MiB/s")
     ax.set_title("Collection in rank order (lustre) against host order (tsujita)")
     save(fig, out, "ordered", written)
