@@ -157,7 +157,7 @@ def save(fig, out, name, written):
     plt.close(fig)
 
 
-def grouped_bars(ax, chart, table, jobs, strategies, scale=1.0):
+def grouped_bars(ax, chart, table, jobs, strategies, scale=1.0, rotation=15):
     """Bars per job (groups) and strategy (colours); table[(job, s)] = value."""
     width = 0.8 / max(1, len(strategies))
     for i, s in enumerate(strategies):
@@ -169,7 +169,7 @@ def grouped_bars(ax, chart, table, jobs, strategies, scale=1.0):
             (bar,) = ax.bar(g + i * width, v / scale, width, color=f"C{i}", label=label)
             label = None
             tag(bar, chart, s, job, v)
-    ax.set_xticks([g + 0.4 - width / 2 for g in range(len(jobs))], jobs, rotation=15,
+    ax.set_xticks([g + 0.4 - width / 2 for g in range(len(jobs))], jobs, rotation=rotation,
                   ha="right")
     legend = ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # clear of the bars
     for text in legend.get_texts():
@@ -393,8 +393,8 @@ def chart_ordered(plt, inputs, out, written):
     # a bar pair per job, direction and K: wider as they grow, labels
     # steep enough not to run into each other
     fig, ax = plt.subplots(figsize=(max(8, 0.45 * len(both)), 4))
-    grouped_bars(ax, "ordered", table, both, ["lustre", "tsujita"])
-    plt.setp(ax.get_xticklabels(), rotation=45 if len(both) > 8 else 15)
+    grouped_bars(ax, "ordered", table, both, ["lustre", "tsujita"],
+                 rotation=45 if len(both) > 8 else 15)
     ax.set_ylabel("MiB/s")
     ax.set_title("Collection in rank order (lustre) against host order (tsujita)")
     save(fig, out, "ordered", written)
