@@ -8,7 +8,8 @@ choice of its own, the sweep's wall time from runs that carry it, and
 from their CPU time whether the sweep can finish in an hour (a run
 --cpu-limit stopped counting there only, as does a stopped attempt of a
 finished run), and the reason the bench prints for a simulation that
-died (SimGrid's CRITICAL line). No simulation: it needs no SimGrid.
+died (SimGrid's CRITICAL line), and --maxmin-precision's cfg, line and
+count. No simulation: it needs no SimGrid.
 
 The write goal's link bound is the tacio command's (bottleneck's
 link_seconds_bound for cube 2000^3 at 512 ranks on the scattered Inspur
@@ -17,7 +18,9 @@ and the goal becomes 5% above it.
 
 usage: paper_summary.py SOURCE_DIR TACIO
 """
+import contextlib
 import importlib.machinery
+import io
 import json
 import os
 import subprocess
@@ -55,17 +58,22 @@ def lines_of(out, prefix):
             if l.startswith(prefix)]
 
 
-def check_last_words(src):
-    """A failed simulation's reason: SimGrid's CRITICAL line and its
-    detail, not the INFO lines before it or the backtrace after (an LMM
-    precision abort on the fat tree printed 60 lines, the reason 4 from
-    the end); with no such line, the tail."""
+def load_bench(src):
+    """bench/smpi/run as a module, for its functions."""
     sys.dont_write_bytecode = True  # no __pycache__ beside the bench
     path = os.path.join(src, "bench", "smpi", "run")
     loader = importlib.machinery.SourceFileLoader("smpi_bench", path)
     bench = types.ModuleType(loader.name)
     bench.__file__ = path
     loader.exec_module(bench)
+    return bench
+
+
+def check_last_words(bench):
+    """A failed simulation's reason: SimGrid's CRITICAL line and its
+    detail, not the INFO lines before it or the backtrace after (an LMM
+    precision abort on the fat tree printed 60 lines, the reason 4 from
+    the end); with no such line, the tail."""
     info = ["[n97:449:(450) 0.006931] [smpi_colls/INFO] MPI_allreduce_lr: small"] * 50
     abort = ["[0.010575] ./src/kernel/lmm/maxmin.cpp:217: [root/CRITICAL] Cannot saturate",
              "\tFor the record, the usage of this constraint is 1.02603e-05",
@@ -75,6 +83,42 @@ def check_last_words(src):
     tail = [f"line {i}" for i in range(8)] + ["tacio: an error of the engine's"]
     words = bench.last_words("\n".join(tail) + "\n")
     check(words == tail[-5:], f"last_words without a CRITICAL line: {words}")
+
+
+def check_precision(src, tacio, bench, work):
+    """--maxmin-precision: smpirun gets SimGrid's cfg for it (and nothing
+    without it), each run's line shows it, the summary counts the runs
+    made with it, and a value outside (0, 1) or without --paper is refused
+    before anything is built."""
+    flag = "--cfg=maxmin/precision:0.0001"
+    check(bench.simgrid_cfg(True, 1e-4)[-1] == flag
+          and "--cfg=smpi/shared-malloc-blocksize:1073741824" in bench.simgrid_cfg(True, 1e-4),
+          f"the paper's cfg with a precision: {bench.simgrid_cfg(True, 1e-4)}")
+    check(not any("maxmin" in c for c in bench.simgrid_cfg(True) + bench.simgrid_cfg(False)),
+          f"no precision, no cfg: {bench.simgrid_cfg(True)}")
+    tuned = dict(run("inspur", 512, "lustre", 4, 3.0, 3.0, 0.4), maxmin_precision=1e-4,
+                 naggs="128", write_shuffle_s="1", write_io_s="1", hop_bytes="1",
+                 max_link_load="1", buffer_bytes="1", bytes="1")
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        bench.show(tuned)
+    shown = shown.getvalue()
+    check("strategy=lustre maxmin_precision=0.0001 naggs=128" in shown,
+          f"a run's line shows its precision: {shown}")
+    path = os.path.join(work, "tuned.jsonl")
+    with open(path, "w") as f:
+        for r in (run("inspur", 512, "romio", 1, 2.0, 2.0, 0.4), tuned):
+            f.write(json.dumps(r) + "\n")
+    rc, out, err = summary(src, tacio, path)
+    check(rc == 0 and "jobs_complete=0/13 runs_maxmin_precision_0.0001=1" in out,
+          f"the summary counts the tuned run: rc {rc} {out} {err}")
+    rc, out, err = summary(src, tacio, os.path.join(work, "a.jsonl"))
+    check("runs_maxmin_precision" not in out, f"no tuned run, no count: {out}")
+    for bad in (["--paper", "--maxmin-precision", "2"], ["--maxmin-precision", "1e-4"]):
+        p = subprocess.run([os.path.join(src, "bench/smpi/run"), *bad],
+                           capture_output=True, text=True)
+        check(p.returncode != 0 and "--maxmin-precision takes 0 < P < 1" in p.stderr,
+              f"{bad} refused: rc {p.returncode} {p.stderr}")
 
 
 def main():
@@ -241,7 +285,9 @@ def main():
             f.write("{}\n")
         rc, out, err = summary(src, tacio, second)
         check(rc != 0 and "b.jsonl:2" in err, f"a broken line is named: rc {rc} {err}")
-    check_last_words(src)
+        bench = load_bench(src)
+        check_precision(src, tacio, bench, work)
+    check_last_words(bench)
     print(f"paper_summary: {len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
 
