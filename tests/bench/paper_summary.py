@@ -9,7 +9,7 @@ from their CPU time whether the sweep can finish in an hour (a run
 --cpu-limit stopped counting there only, as does a stopped attempt of a
 finished run), and the reason the bench prints for a simulation that
 died (SimGrid's CRITICAL line), and --maxmin-precision's cfg, line and
-count. No simulation: it needs no SimGrid.
+count, and the papers' runs' full solver. No simulation: it needs no SimGrid.
 
 The write goal's link bound is the tacio command's (bottleneck's
 link_seconds_bound for cube 2000^3 at 512 ranks on the scattered Inspur
@@ -94,8 +94,13 @@ def check_precision(src, tacio, bench, work):
     check(bench.simgrid_cfg(True, 1e-4)[-1] == flag
           and "--cfg=smpi/shared-malloc-blocksize:1073741824" in bench.simgrid_cfg(True, 1e-4),
           f"the paper's cfg with a precision: {bench.simgrid_cfg(True, 1e-4)}")
-    check(not any("maxmin" in c for c in bench.simgrid_cfg(True) + bench.simgrid_cfg(False)),
+    check(not any("maxmin/precision" in c
+                  for c in bench.simgrid_cfg(True) + bench.simgrid_cfg(False)),
           f"no precision, no cfg: {bench.simgrid_cfg(True)}")
+    full = ["--cfg=network/optim:Full", "--cfg=network/maxmin-selective-update:no"]
+    check(all(c in bench.simgrid_cfg(True) for c in full)
+          and not any(c in bench.simgrid_cfg(False) for c in full),
+          f"the papers' runs, and only they, solve in full: {bench.simgrid_cfg(True)}")
     tuned = dict(run("inspur", 512, "lustre", 4, 3.0, 3.0, 0.4), maxmin_precision=1e-4,
                  naggs="128", write_shuffle_s="1", write_io_s="1", hop_bytes="1",
                  max_link_load="1", buffer_bytes="1", bytes="1")
