@@ -9,7 +9,8 @@ from their CPU time whether the sweep can finish in an hour (a run
 --cpu-limit stopped counting there only, as does a stopped attempt of a
 finished run), and the reason the bench prints for a simulation that
 died (SimGrid's CRITICAL line), and --maxmin-precision's cfg, line and
-count, and the papers' runs' full solver. No simulation: it needs no SimGrid.
+count, and the papers' runs' full solver, and the count of runs stored
+before it (solved lazily). No simulation: it needs no SimGrid.
 
 The write goal's link bound is the tacio command's (bottleneck's
 link_seconds_bound for cube 2000^3 at 512 ranks on the scattered Inspur
@@ -102,6 +103,7 @@ def check_precision(src, tacio, bench, work):
           and not any(c in bench.simgrid_cfg(False) for c in full),
           f"the papers' runs, and only they, solve in full: {bench.simgrid_cfg(True)}")
     tuned = dict(run("inspur", 512, "lustre", 4, 3.0, 3.0, 0.4), maxmin_precision=1e-4,
+                 lmm_solver="full",
                  naggs="128", write_shuffle_s="1", write_io_s="1", hop_bytes="1",
                  max_link_load="1", buffer_bytes="1", bytes="1")
     shown = io.StringIO()
@@ -115,8 +117,8 @@ def check_precision(src, tacio, bench, work):
         for r in (run("inspur", 512, "romio", 1, 2.0, 2.0, 0.4), tuned):
             f.write(json.dumps(r) + "\n")
     rc, out, err = summary(src, tacio, path)
-    check(rc == 0 and "jobs_complete=0/13 runs_maxmin_precision_0.0001=1" in out,
-          f"the summary counts the tuned run: rc {rc} {out} {err}")
+    check(rc == 0 and "jobs_complete=0/13 runs_maxmin_precision_0.0001=1 runs_lazy_solver=1\n"
+          in out, f"the summary counts the tuned run and the lazily solved one: rc {rc} {out} {err}")
     rc, out, err = summary(src, tacio, os.path.join(work, "a.jsonl"))
     check("runs_maxmin_precision" not in out, f"no tuned run, no count: {out}")
     for bad in (["--paper", "--maxmin-precision", "2"], ["--maxmin-precision", "1e-4"]):
