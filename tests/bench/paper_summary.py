@@ -8,9 +8,10 @@ choice of its own, the sweep's wall time from runs that carry it, and
 from their CPU time whether the sweep can finish in an hour (a run
 --cpu-limit stopped counting there only, as does a stopped attempt of a
 finished run), and the reason the bench prints for a simulation that
-died (SimGrid's CRITICAL line), and --maxmin-precision's cfg, line and
-count, and the papers' runs' full solver, and the count of runs stored
-before it (solved lazily). No simulation: it needs no SimGrid.
+died (SimGrid's CRITICAL line, or the OOM killer for a SIGKILL), and
+--maxmin-precision's cfg, line and count, and the papers' runs' full
+solver, and the count of runs stored before it (solved lazily). No
+simulation: it needs no SimGrid.
 
 The write goal's link bound is the tacio command's (bottleneck's
 link_seconds_bound for cube 2000^3 at 512 ranks on the scattered Inspur
@@ -84,6 +85,10 @@ def check_last_words(bench):
     tail = [f"line {i}" for i in range(8)] + ["tacio: an error of the engine's"]
     words = bench.last_words("\n".join(tail) + "\n")
     check(words == tail[-5:], f"last_words without a CRITICAL line: {words}")
+    for code in (137, -9):  # through smpirun, directly
+        check("out of memory?" in " ".join(bench.killed_why(code)),
+              f"a SIGKILL ({code}) names the OOM killer: {bench.killed_why(code)}")
+    check(bench.killed_why(1) == [], f"an error's exit is no kill: {bench.killed_why(1)}")
 
 
 def check_precision(src, tacio, bench, work):
