@@ -30,7 +30,7 @@ launch() { # KIND PRELOAD TRANSCRIPT [SECONDS: the bound, 900 unless given]
     # a bounded run: an MPI that hangs on an erroneous call is a finding too
     timeout "$limit" "$launcher" "${flags[@]}" "${env[@]}" -n "$np" "$work/diff_app.$k" "$data" \
         "$seed" "$nseq" "$nops" "$strategies" "$out" >"$out.log" 2>&1 ||
-        { ko "$k preload='$pre' exited $?: $(tail -5 "$out.log")"; return 1; }
+        { local rc=$?; ko "$k preload='$pre' exited $rc: $(tail -5 "$out.log")"; return $rc; }
 }
 
 build "$kind"
@@ -78,9 +78,26 @@ tiebreak() { # sets other_txt
     failed=$counted other_txt=
     echo "fuzz: $kind np=$np seed=$seed: the other MPI ($other) failed (above): compared without it"
 }
-SECONDS=0
-launch "$kind" "$plain" "$work/plain.txt" &&
-    plain_s=$SECONDS &&
+# The MPI's own run, the baseline, launched again when it hangs: Open
+# MPI's OMPIO alone (no tacio loaded) hung in 7 of 30 launches of seed 1's
+# 40 sequences at 2 ranks on a loaded machine (2026-11-27; a second's work
+# otherwise), which is the MPI's flaw, not a finding about tacio. The bound,
+# 3 s a sequence, is far above a run's time, so a slow machine is no hang;
+# each sequence removes its file first, so a launch again starts clean.
+baseline() {
+    local counted=$failed try rc
+    for try in 1 2 3; do
+        SECONDS=0
+        launch "$kind" "$plain" "$work/plain.txt" $((nseq * 3 + 60))
+        rc=$?
+        [ "$rc" = 0 ] && plain_s=$SECONDS && return 0
+        [ "$rc" = 124 ] && [ "$try" -lt 3 ] || return 1
+        failed=$counted
+        echo "fuzz: $kind np=$np seed=$seed: the FAIL above is the MPI alone hanging:" \
+            "not counted, launched again"
+    done
+}
+baseline &&
     launch "$kind" "$shim" "$work/shim.txt" &&
     tiebreak &&
     { python3 "$here/compare.py" "$work/plain.txt" "$work/shim.txt" $other_txt \
