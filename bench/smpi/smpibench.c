@@ -197,6 +197,10 @@ int main(int argc, char **argv)
     check(tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
           "open");
     check(tacio_file_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL), "set_view");
+    /* The view keeps what it needs (the flattened type): SMPI's copies of
+     * the pieces (the type and its contents, 24 bytes a piece) go now, not
+     * at the end: at BTIO 900's size, 120 million pieces, 2.9 GB. */
+    MPI_Type_free(&ft);
     struct walk w = {buf, 0, 0, 1, 0};
     if (!nodata)
         pieces_of(&pat, fill_or_check, &w);
@@ -229,7 +233,6 @@ int main(int argc, char **argv)
                "read_st1=%.6f read_st2=%.6f read_st3=%.6f read_st4=%.6f read_st5=%.6f\n",
                ws.st1_access, ws.st2_plan, ws.st3_route, ws.st4_shuffle, ws.st5_io, rs.st1_access,
                rs.st2_plan, rs.st3_route, rs.st4_shuffle, rs.st5_io);
-    MPI_Type_free(&ft);
     pattern_release(&pat);
     MPI_Info_free(&info);
     if (nodata)

@@ -107,7 +107,8 @@ static int run_new(struct call *c, int local)
         local = local ? local : tacio_fail(TACIO_ENOMEM, "out of memory");
     }
     c->s = s;
-    int rc = sched_set_shape(s, c->a.v.ft, c->a.n, c->a.phase, c->a.base, c->f->digest);
+    int rc =
+        sched_set_shape(s, c->f->view.ft, c->a.v.ft, c->a.n, c->a.phase, c->a.base, c->f->digest);
     local = local ? local : rc;
     double t0 = backend_clock();
     local = nodeagg_begin(c, local, false);

@@ -24,7 +24,7 @@ static void links_free(struct link *l, int n)
 
 void sched_clear(struct sched *s)
 {
-    flat_free(s->ft);
+    flat_release(s->ft_owner);
     tacio_plan_free(s->plan);
     free(s->nsenders);
     free(s->senders);
@@ -48,17 +48,29 @@ bool sched_same_shape(const struct sched *s, const struct flat *ft, int64_t n, i
 {
     if (s->hints != hints || s->n != n)
         return false;
-    return n == 0 || (s->phase == phase && flat_equal(s->ft, ft));
+    return n == 0 || (s->phase == phase && flat_equal(&s->shape, ft));
 }
 
-int sched_set_shape(struct sched *s, const struct flat *ft, int64_t n, int64_t phase, int64_t base,
-                    uint64_t hints)
+int sched_set_shape(struct sched *s, struct flat *owner, const struct flat *ft, int64_t n,
+                    int64_t phase, int64_t base, uint64_t hints)
 {
     s->n = n;
     s->phase = phase;
     s->base = base;
     s->hints = hints;
-    return n ? flat_copy(ft, &s->ft) : 0;
+    if (!n)
+        return 0;
+    if (ft->off == owner->off && ft->len == owner->len && ft->cum == owner->cum)
+        flat_hold(s->ft_owner = owner); /* immutable: the view may go, the arrays stay */
+    else {
+        int rc = flat_copy(ft, &s->ft_owner);
+        if (rc)
+            return rc;
+        ft = s->ft_owner;
+    }
+    s->shape = *ft;
+    s->shape.refs = 0; /* a value: ft_owner is what is held */
+    return 0;
 }
 
 void sched_shift(struct sched *s, int64_t delta)
