@@ -60,14 +60,9 @@ int sched_set_shape(struct sched *s, struct flat *owner, const struct flat *ft, 
     s->hints = hints;
     if (!n)
         return 0;
-    if (ft->off == owner->off && ft->len == owner->len && ft->cum == owner->cum)
-        flat_hold(s->ft_owner = owner); /* immutable: the view may go, the arrays stay */
-    else {
-        int rc = flat_copy(ft, &s->ft_owner);
-        if (rc)
-            return rc;
-        ft = s->ft_owner;
-    }
+    if (!flat_shares_arrays(ft, owner)) /* the shape would point into arrays nobody holds */
+        return tacio_fail(TACIO_EINVAL, "internal: an access's filetype is not its view's");
+    flat_hold(s->ft_owner = owner); /* immutable: the view may go, the arrays stay */
     s->shape = *ft;
     s->shape.refs = 0; /* a value: ft_owner is what is held */
     return 0;

@@ -36,11 +36,12 @@ struct link {
 };
 
 struct sched {
-    /* the shape it was made for: this rank's filetype (shape; its arrays
-     * are ft_owner's, held: the view's own flat, not a copy, which at BTIO
-     * 900's size would be 24 bytes a piece, 120 million pieces, for each
-     * direction; NULL owner for an empty access), stream bytes and their
-     * position in the first tile, where the access lay, and the hints */
+    /* the shape it was made for: this rank's filetype (shape, a value
+     * whose arrays are ft_owner's: the view's flat, held, not copied; a
+     * copy would cost 24 bytes a piece in each direction, 120 million
+     * pieces at BTIO 900's size; NULL owner for an empty access), stream
+     * bytes and their position in the first tile, where the access lay,
+     * and the hints in force */
     struct flat shape, *ft_owner;
     int64_t n, phase, base;
     uint64_t hints;
@@ -91,8 +92,7 @@ void sched_free(struct sched *s);
 bool sched_same_shape(const struct sched *s, const struct flat *ft, int64_t n, int64_t phase,
                       uint64_t hints);
 /* Records the shape: ft is owner (the file's view flat) or a shell of it
- * sharing its arrays (view_access), and s holds owner; any other ft is
- * copied. */
+ * sharing its arrays (view_access); s holds owner. */
 int sched_set_shape(struct sched *s, struct flat *owner, const struct flat *ft, int64_t n,
                     int64_t phase, int64_t base, uint64_t hints);
 /* Moves every FD, and this rank's access, by delta bytes. */

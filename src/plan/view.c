@@ -94,7 +94,7 @@ bool flat_equal(const struct flat *a, const struct flat *b)
         return true;
     if (!a || !b || a->hash != b->hash || a->n != b->n || a->lb != b->lb || a->extent != b->extent)
         return false;
-    if (a->off == b->off && a->len == b->len) /* one flat's arrays (a shell, a kept shape) */
+    if (flat_shares_arrays(a, b)) /* a shell, a kept shape */
         return true;
     size_t bytes = sizeof(int64_t) * (size_t)a->n;
     return !memcmp(a->off, b->off, bytes) && !memcmp(a->len, b->len, bytes);
@@ -119,17 +119,6 @@ void flat_release(struct flat *f)
 {
     if (f && __atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0)
         flat_free(f);
-}
-
-int flat_copy(const struct flat *src, struct flat **out)
-{
-    struct flat_builder b = {0};
-    for (int64_t i = 0; i < src->n; i++) {
-        int rc = flat_append(&b, src->off[i], src->len[i]);
-        if (rc)
-            return rc;
-    }
-    return flat_finish(&b, src->lb, src->extent, out);
 }
 
 /* Index of the extent holding stream byte r of one instance (0 <= r < size). */

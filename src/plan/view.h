@@ -30,6 +30,12 @@ static inline bool flat_dense(const struct flat *f)
 {
     return f->n == 1 && f->len[0] == f->extent;
 }
+/* Whether a and b are one flat's extents in memory: the flat itself, or a
+ * shell of it (view_access: the same arrays, its own extent). */
+static inline bool flat_shares_arrays(const struct flat *a, const struct flat *b)
+{
+    return a->off == b->off && a->len == b->len && a->cum == b->cum;
+}
 /* Whether two flats describe the same typemap (the hash first, then the
  * extents themselves). */
 bool flat_equal(const struct flat *a, const struct flat *b);
@@ -49,7 +55,6 @@ void flat_free(struct flat *f);
 /* Shared flats: one more holder, or one fewer (the last frees it). */
 void flat_hold(struct flat *f);
 void flat_release(struct flat *f);
-int flat_copy(const struct flat *src, struct flat **out);
 
 /* Offset (relative to the origin of tile 0) of stream byte s. */
 int64_t flat_offset_of(const struct flat *f, int64_t s);
