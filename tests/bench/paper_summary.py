@@ -10,8 +10,11 @@ from their CPU time whether the sweep can finish in an hour (a run
 finished run), and the reason the bench prints for a simulation that
 died (SimGrid's CRITICAL line, or the OOM killer for a SIGKILL), and
 --maxmin-precision's cfg, line and count, and the papers' runs' full
-solver, and the count of runs stored before it (solved lazily). No
-simulation: it needs no SimGrid.
+solver, and the count of runs stored before it (solved lazily), and
+--certify's floors of unrun runs (settled, or why not: the floor, a
+planner that disagrees with a stored run's plan), a stored run under its
+floor failing the bench, and a certified job. No simulation: it needs no
+SimGrid.
 
 The write goal's link bound is the tacio command's (bottleneck's
 link_seconds_bound for cube 2000^3 at 512 ranks on the scattered Inspur
@@ -131,6 +134,81 @@ def check_precision(src, tacio, bench, work):
                            capture_output=True, text=True)
         check(p.returncode != 0 and "--maxmin-precision takes 0 < P < 1" in p.stderr,
               f"{bad} refused: rc {p.returncode} {p.stderr}")
+
+
+def certify(src, tacio, *files):
+    p = subprocess.run([os.path.join(src, "bench/smpi/run"), "--paper", "--tacio", tacio,
+                        "--summary", *files, "--certify"], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def planned_run(bench, work, tacio, strategy, k, seconds_each_way):
+    """A stored run of cube at 64 ranks (the quick job) carrying the plan's
+    hop-bytes and busiest link as the planner makes them."""
+    plan, _ = bench.run_plan(work, tacio, bench.PAPER_QUICK[0], strategy, k)
+    return dict(run("inspur", 64, strategy, k, seconds_each_way, seconds_each_way, 4.9),
+                max_link_load=str(plan["max_link_load"]), hop_bytes=str(plan["hop_bytes"]))
+
+
+def check_certify(src, tacio, bench, work):
+    """--certify on cube 2000^3 at 64 ranks on the scattered Inspur tree:
+    each unrun run's floor (tatp at 2 per host stacks a quarter of the file
+    on one host: 16e9 bytes at its disk's 2e9 B/s, 8 s each way), settled
+    only for a strategy whose stored plans the planner makes; a stored run
+    under its floor fails the bench; with every run but one stored and
+    that one settled, the job is certified."""
+    names = subprocess.run([tacio, "list", "strategies"], capture_output=True,
+                           text=True).stdout.split()
+    path = os.path.join(work, "certify.jsonl")
+    some = [planned_run(bench, work, tacio, "romio", 1, 5.5),
+            planned_run(bench, work, tacio, "tatp", 1, 10.7),
+            run("inspur", 64, "auto", 1, 5.5, 5.5, 4.9)]
+    with open(path, "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in some)
+    rc, out, err = certify(src, tacio, path)
+    unrun = {l["run"]: l for l in lines_of(out, "paper_unrun ")}
+    check(rc == 0 and "paper_floor_check runs=2 under_floor=0 planner_agrees=romio:1/1,tatp:1/1"
+          in out, f"the floor check: rc {rc} {out} {err}")
+    check(unrun.get("tatp@2", {}).get("floor_s") == "16.000"
+          and unrun["tatp@2"].get("settled") == "yes", f"tatp@2's floor: {unrun.get('tatp@2')}")
+    check(unrun.get("latp@1", {}).get("why") == "planner",
+          f"a strategy never checked is not settled: {unrun.get('latp@1')}")
+    check(len(unrun) == 3 * (len(names) - 1) - 2 and "auto_within_10pct_certified=0/1 "
+          "open=inspur-scatter-cube-64" in out, f"the job stays open: {out}")
+    # auto slower than romio@2's floor by more than 10%: that run could beat it
+    slow = [some[0], some[1], run("inspur", 64, "auto", 1, 10.0, 10.0, 4.9)]
+    with open(path, "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in slow)
+    rc, out, err = certify(src, tacio, path)
+    unrun = {l["run"]: l for l in lines_of(out, "paper_unrun ")}
+    check(unrun.get("romio@2", {}).get("why") == "floor", f"romio@2 unsettled: {unrun.get('romio@2')}")
+    # a plan the engine did not make (its busiest link off by a byte)
+    other = dict(some[1], max_link_load=str(int(some[1]["max_link_load"]) + 1))
+    with open(path, "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in (some[0], other, some[2]))
+    rc, out, err = certify(src, tacio, path)
+    unrun = {l["run"]: l for l in lines_of(out, "paper_unrun ")}
+    check("planner_agrees=romio:1/1,tatp:0/1" in out
+          and unrun.get("tatp@2", {}).get("why") == "planner", f"tatp disagrees: {out}")
+    # a stored time under its floor: the floor would be wrong, the bench fails
+    under = dict(some[1], write_s="5.0", read_s="5.0")
+    with open(path, "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in (some[0], under, some[2]))
+    rc, out, err = certify(src, tacio, path)
+    check(rc != 0 and "under_floor=1" in out
+          and "paper_floor_under inspur-scatter-cube-64:tatp@1 time_s=10.000000" in out,
+          f"a run under its floor: rc {rc} {out} {err}")
+    # every run stored but tatp@2 (settled): certified
+    with open(path, "w") as f:
+        for name in names:
+            for k in ((1,) if name == "auto" else (1, 2, 4)):
+                if name == "auto":
+                    f.write(json.dumps(run("inspur", 64, "auto", 1, 6.0, 6.0, 4.9)) + "\n")
+                elif (name, k) != ("tatp", 2):
+                    f.write(json.dumps(planned_run(bench, work, tacio, name, k, 20.0)) + "\n")
+    rc, out, err = certify(src, tacio, path)
+    check(rc == 0 and "unrun_runs=1 settled_by_floor=1" in out
+          and "auto_within_10pct_certified=1/1\n" in out, f"a certified job: rc {rc} {out} {err}")
 
 
 def main():
@@ -299,6 +377,7 @@ def main():
         check(rc != 0 and "b.jsonl:2" in err, f"a broken line is named: rc {rc} {err}")
         bench = load_bench(src)
         check_precision(src, tacio, bench, work)
+        check_certify(src, tacio, bench, work)
     check_last_words(bench)
     print(f"paper_summary: {len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
