@@ -181,7 +181,8 @@ def check_certify(src, tacio, bench, work):
         f.writelines(json.dumps(r) + "\n" for r in slow)
     rc, out, err = certify(src, tacio, path)
     unrun = {l["run"]: l for l in lines_of(out, "paper_unrun ")}
-    check(unrun.get("romio@2", {}).get("why") == "floor", f"romio@2 unsettled: {unrun.get('romio@2')}")
+    check(unrun.get("romio@2", {}).get("why") == "floor",
+          f"romio@2 unsettled: {unrun.get('romio@2')}")
     # a plan the engine did not make (its busiest link off by a byte)
     other = dict(some[1], max_link_load=str(int(some[1]["max_link_load"]) + 1))
     with open(path, "w") as f:
