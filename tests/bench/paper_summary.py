@@ -212,6 +212,39 @@ def check_certify(src, tacio, bench, work):
           and "auto_within_10pct_certified=1/1\n" in out, f"a certified job: rc {rc} {out} {err}")
 
 
+def check_round_floor(bench, work, tacio):
+    """The rounds' floor (bench's round_link_seconds, tacio-roundfloor):
+    the engine's rounds (8 MiB windows: pipelined rounds halve the 16 MiB
+    cb_buffer_size), their loads adding up to the plan's link by link,
+    and a floor above the whole exchange's busiest link where rounds load
+    different links (lustre's stripes on BTIO 625 on BlueLight)."""
+    key = ("inspur", "scatter:seed=1", "cube", 64)
+    plan, _ = bench.run_plan(work, tacio, key, "romio", 1)
+    spec, _, model, _ = bench.platform(work, tacio, key[0], key[1], key[3])
+    p = subprocess.run([tacio + "-roundfloor", bench.planner_pattern("cube", 64), "64", spec,
+                        key[1]] + model.split(",") + ["cb_config_list=*:1",
+                                                      "tacio_strategy=romio"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"tacio-roundfloor: rc {p.returncode} {p.stderr}")
+    loads = json.loads(p.stdout) if p.returncode == 0 else {"rounds": 0, "links": []}
+    window = 8 << 20
+    want = max(-(-(fd["end"] - fd["start"]) // window) for fd in plan["fds"])
+    check(loads["rounds"] == want, f"rounds {loads['rounds']} against {want}")
+    at = {name: v for v, name in enumerate(loads["links"])}
+    for link in plan["links"]:
+        v = at.get(link["below"])
+        sums = [sum(r[v] for r in loads.get(d, [])) if v is not None else None
+                for d in ("up", "down")]
+        check(sums == [link["up"], link["down"]], f"link {link['below']}: {sums} {link}")
+    key = ("bluelight", "scatter:seed=1", "btio8", 625)
+    plan, plat = bench.run_plan(work, tacio, key, "lustre", 1)
+    rates = bench.platform_rates(plat)
+    whole = bench.run_floor(plan, rates) / 2
+    rounds = bench.round_link_seconds(work, tacio, key, "lustre", 1, rates)
+    check(rounds > 1.05 * whole and bench.run_floor(plan, rates, rounds) == 2 * rounds,
+          f"lustre's rounds' floor {rounds} against the exchange's {whole}")
+
+
 def main():
     src, tacio = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as work:
@@ -379,6 +412,7 @@ def main():
         bench = load_bench(src)
         check_precision(src, tacio, bench, work)
         check_certify(src, tacio, bench, work)
+        check_round_floor(bench, work, tacio)
     check_last_words(bench)
     print(f"paper_summary: {len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
