@@ -220,13 +220,11 @@ def check_round_floor(bench, work, tacio):
     different links (lustre's stripes on BTIO 625 on BlueLight)."""
     key = ("inspur", "scatter:seed=1", "cube", 64)
     plan, _ = bench.run_plan(work, tacio, key, "romio", 1)
-    spec, _, model, _ = bench.platform(work, tacio, key[0], key[1], key[3])
-    p = subprocess.run([tacio + "-roundfloor", bench.planner_pattern("cube", 64), "64", spec,
-                        key[1]] + model.split(",") + ["cb_config_list=*:1",
-                                                      "tacio_strategy=romio"],
-                       capture_output=True, text=True)
-    check(p.returncode == 0, f"tacio-roundfloor: rc {p.returncode} {p.stderr}")
-    loads = json.loads(p.stdout) if p.returncode == 0 else {"rounds": 0, "links": []}
+    try:
+        loads = bench.round_loads(work, tacio, key, "romio", 1)
+    except subprocess.CalledProcessError as e:
+        check(False, f"tacio-roundfloor: rc {e.returncode} {e.stderr}")
+        loads = {"rounds": 0, "links": []}
     window = 8 << 20
     want = max(-(-(fd["end"] - fd["start"]) // window) for fd in plan["fds"])
     check(loads["rounds"] == want, f"rounds {loads['rounds']} against {want}")
