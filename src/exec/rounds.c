@@ -725,14 +725,6 @@ static int read_round(struct call *c, int64_t r, int local)
 
 /* ---- the rounds ---- */
 
-static int64_t most_rounds(const struct sched *s)
-{
-    int64_t n = 0;
-    for (int j = 0; j < s->plan->part.n; j++)
-        n = max64(n, sched_fd_rounds(s, j));
-    return n;
-}
-
 /* Rounds are pipelined when tacio_pipeline says enable, or automatic (the
  * default) and some FD needs more than one cb_buffer_size window: then
  * windows are half as large, so two fit in the same bound. */
@@ -742,10 +734,10 @@ void rounds_count(struct call *c)
     int mode = c->f->hints.pipeline;
     s->cb = c->f->hints.core.cb_buffer_size;
     s->pipelined = false;
-    s->rounds = most_rounds(s);
+    s->rounds = partition_rounds(&s->plan->part, s->cb, s->pipelined);
     s->pipelined = mode == OPT_ENABLE || (mode == OPT_AUTOMATIC && s->rounds > 1);
     if (s->pipelined)
-        s->rounds = most_rounds(s);
+        s->rounds = partition_rounds(&s->plan->part, s->cb, s->pipelined);
     s->nsteps = s->ordered ? c->f->topo->nused_hosts : 1;
 }
 

@@ -122,19 +122,16 @@ int link_keep_header(struct link *l, int64_t r, const int64_t *hdr, int64_t shif
     return 0;
 }
 
-/* The FD's memory (cb_buffer_size or the plan's less), half of it when
- * rounds are pipelined (two windows are held at once), within what the
- * FD's stripes allow (fdom_window_size). */
+/* The FD's round window (fdom_round_window: its memory, halved when
+ * rounds are pipelined). */
 int64_t sched_window_size(const struct sched *s, int j)
 {
-    const struct fdom *fd = &s->plan->part.fd[j];
-    int64_t mem = fdom_memory(fd, s->cb);
-    return fdom_window_size(fd, s->pipelined ? max64(1, mem / 2) : mem);
+    return fdom_round_window(&s->plan->part.fd[j], s->cb, s->pipelined);
 }
 
 int64_t sched_fd_rounds(const struct sched *s, int j)
 {
-    return ceil_div(fdom_extent(&s->plan->part.fd[j]), sched_window_size(s, j));
+    return fdom_rounds(&s->plan->part.fd[j], s->cb, s->pipelined);
 }
 
 void sched_round_window(const struct sched *s, int j, int64_t r, struct fdom_ranges *w)

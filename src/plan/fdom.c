@@ -52,6 +52,25 @@ int64_t fdom_window_size(const struct fdom *fd, int64_t cb)
                                                              : cb;
 }
 
+int64_t fdom_round_window(const struct fdom *fd, int64_t cb, bool pipelined)
+{
+    int64_t mem = fdom_memory(fd, cb);
+    return fdom_window_size(fd, pipelined ? max64(1, mem / 2) : mem);
+}
+
+int64_t fdom_rounds(const struct fdom *fd, int64_t cb, bool pipelined)
+{
+    return ceil_div(fdom_extent(fd), fdom_round_window(fd, cb, pipelined));
+}
+
+int64_t partition_rounds(const struct partition *p, int64_t cb, bool pipelined)
+{
+    int64_t n = 0;
+    for (int j = 0; j < p->n; j++)
+        n = max64(n, fdom_rounds(&p->fd[j], cb, pipelined));
+    return n;
+}
+
 int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end)
 {
     if (p->striped) {

@@ -211,6 +211,16 @@ void fdom_window(const struct fdom *fd, int64_t lo, int64_t hi, struct fdom_rang
 int64_t fdom_window_size(const struct fdom *fd, int64_t cb);
 /* The memory FD fd's aggregator holds at once: its own limit, within cb. */
 int64_t fdom_memory(const struct fdom *fd, int64_t cb);
+/* The engine's rounds over an FD (src/exec/rounds.c): round r serves FD
+ * bytes [r * size, (r + 1) * size) of it, size being the FD's memory, half
+ * of it when rounds are pipelined (two windows are held at once), within
+ * what the FD's stripes allow (fdom_window_size). Here so that the tools
+ * that model the engine's rounds (bench/plan/roundfloor.c) lay out the same
+ * windows. */
+int64_t fdom_round_window(const struct fdom *fd, int64_t cb, bool pipelined);
+int64_t fdom_rounds(const struct fdom *fd, int64_t cb, bool pipelined);
+/* The most rounds any FD of the partition takes. */
+int64_t partition_rounds(const struct partition *p, int64_t cb, bool pipelined);
 /* FD holding offset x and where that piece ends. */
 int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end);
 
