@@ -9,14 +9,25 @@
  * the next's. So a direction takes at least the sum over rounds of each
  * round's busiest link, a floor tighter than the busiest link of the whole
  * exchange. The rounds are the engine's: round r of FD j is its window r
- * (sched_window_size and sched_round_window in src/exec/sched.c: the FD's
- * memory, halved when rounds are pipelined, which the engine does when an
- * FD needs more than one).
+ * (fdom_round_window: the FD's memory, halved when rounds are pipelined,
+ * which the engine does when an FD needs more than one).
  *
- * Prints one JSON object: {"rounds": R, "links": [name, ...], "up": [[per
- * link] per round], "down": [...]}, "up" being the bytes from the vertex
- * to its parent in a write. It checks that the rounds' loads add up to the
- * plan's own link loads, and fails otherwise. */
+ * A round carries headers besides data: each rank sends each aggregator it
+ * feeds its pieces' (offset, length) pairs, 16 bytes a piece (rounds.c,
+ * header_sends), a piece being a maximal run of its data in the window
+ * (access_pieces merges touching ones). The write, the file's first call,
+ * sends every header; a later call of the same shape (the read) only those
+ * of links with more than HDR_CACHE_PIECES pieces, the others being kept.
+ *
+ * Prints one JSON object: {"rounds": R, "pipelined": 0|1, "pieces": P,
+ * "links": [name, ...], "up": [[per link] per round], "down": [...],
+ * "hdr_up", "hdr_down" (the write's headers), "read_hdr_up",
+ * "read_hdr_down" (the read's)}, "up" being the bytes from the vertex to
+ * its parent in a write (a read's data cross the other way, its headers
+ * the same way), P the pieces of every rank in every window. It checks that
+ * the rounds' data add up to the plan's own link loads, and fails
+ * otherwise. */
+#include "exec/sched.h"
 #include "plan/plan.h"
 
 #include <stdio.h>
@@ -43,35 +54,19 @@ static int cmp_piece(const void *a, const void *b)
     return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
-/* The engine's window size for FD j (sched_window_size). */
-static int64_t window_size(const struct fdom *fd, int64_t cb, bool pipelined)
+/* Every window's ranges, tagged; *rounds: the most any FD takes. Rounds
+ * are pipelined as tacio_pipeline's automatic mode pipelines them
+ * (rounds_count): when some FD needs more than one window. */
+static struct piece *windows(const struct partition *part, int64_t cb, int64_t *n, int64_t *rounds,
+                             bool *pipelined)
 {
-    int64_t mem = fdom_memory(fd, cb);
-    return fdom_window_size(fd, pipelined ? (mem / 2 > 1 ? mem / 2 : 1) : mem);
-}
-
-static int64_t fd_rounds(const struct fdom *fd, int64_t cb, bool pipelined)
-{
-    int64_t size = window_size(fd, cb, pipelined);
-    return (fdom_extent(fd) + size - 1) / size;
-}
-
-/* Every window's ranges, tagged; *rounds: the most any FD takes. */
-static struct piece *windows(const struct partition *part, int64_t cb, int64_t *n, int64_t *rounds)
-{
-    int64_t most = 0;
-    for (int j = 0; j < part->n; j++) {
-        int64_t r = fd_rounds(&part->fd[j], cb, false);
-        most = r > most ? r : most;
-    }
-    bool pipelined = most > 1; /* tacio_pipeline's automatic (rounds_count) */
+    *pipelined = partition_rounds(part, cb, false) > 1;
+    *rounds = partition_rounds(part, cb, *pipelined);
     int64_t cap = 1024, count = 0;
     struct piece *v = malloc(sizeof *v * (size_t)cap);
-    *rounds = 0;
     for (int j = 0; v && j < part->n; j++) {
         const struct fdom *fd = &part->fd[j];
-        int64_t size = window_size(fd, cb, pipelined), nr = fd_rounds(fd, cb, pipelined);
-        *rounds = nr > *rounds ? nr : *rounds;
+        int64_t size = fdom_round_window(fd, cb, *pipelined), nr = fdom_rounds(fd, cb, *pipelined);
         for (int64_t r = 0; v && r < nr; r++) {
             struct fdom_ranges w;
             fdom_window(fd, r * size, (r + 1) * size, &w);
@@ -141,66 +136,225 @@ static void route(const struct tacio_topo *t, int hs, int hd, int64_t bytes, int
     }
 }
 
-static int print_loads(const struct tacio_plan *plan, const struct tacio_topo *t, int64_t rounds,
-                       const int64_t *up, const int64_t *down)
+/* Each round's bytes on each tree vertex's link, both ways: round r's
+ * vertex v at [r * nverts + v]. */
+enum { DATA, HDR, READ_HDR, NLOADS };
+static const char *const load_names[NLOADS][2] = {
+    {"up", "down"}, {"hdr_up", "hdr_down"}, {"read_hdr_up", "read_hdr_down"}};
+
+struct job {
+    const struct tacio_topo *t;
+    const struct tacio_plan *plan;
+    const struct piece *w; /* the windows' partition, gaps tagged fd -1 */
+    int64_t nw, rounds;
+    bool pipelined;
+    int64_t *up[NLOADS], *down[NLOADS];
+    int64_t pieces; /* every rank's in every window */
+};
+
+/* Adds bytes from rank to the aggregator of window range k, in its round. */
+static void route_to(struct job *f, int which, int rank, int64_t k, int64_t bytes)
 {
-    for (int v = 0; v < t->nverts; v++) { /* the rounds add up to the plan */
+    const struct tacio_topo *t = f->t;
+    int hs = t->rank_host[rank], hd = t->rank_host[f->plan->agg[f->w[k].fd]];
+    int64_t at = f->w[k].round * t->nverts;
+    if (hs != hd)
+        route(t, hs, hd, bytes, f->up[which] + at, f->down[which] + at);
+}
+
+/* One rank's walk over its extents: the maximal run being merged, a cursor
+ * into the windows, and its pieces per window range (those it touched). */
+struct rank_walk {
+    struct job *f;
+    int64_t lo, hi, at;
+    int64_t *cnt, *touched, ntouched;
+    bool unordered;
+};
+
+/* The run [lo, hi) is one piece in each stretch of a window it covers:
+ * ranges of one window that touch are one stretch (piece_push merges
+ * across them); ranges apart, with another window's between, are not. */
+static void count_run(struct rank_walk *rw)
+{
+    const struct piece *w = rw->f->w;
+    while (rw->at < rw->f->nw && w[rw->at].hi <= rw->lo)
+        rw->at++;
+    for (int64_t k = rw->at; k < rw->f->nw && w[k].lo < rw->hi; k++) {
+        bool same = k > rw->at && w[k - 1].fd == w[k].fd && w[k - 1].round == w[k].round;
+        if (w[k].fd < 0 || same)
+            continue;
+        if (rw->cnt[k]++ == 0)
+            rw->touched[rw->ntouched++] = k;
+    }
+}
+
+static int on_extent(int64_t off, int64_t len, void *ctx)
+{
+    struct rank_walk *rw = ctx;
+    if (len <= 0)
+        return 0;
+    if (rw->hi > rw->lo && off == rw->hi) { /* touching: one run (piece_push) */
+        rw->hi += len;
+        return 0;
+    }
+    if (rw->hi > rw->lo) {
+        rw->unordered |= off < rw->hi;
+        count_run(rw);
+    }
+    rw->lo = off, rw->hi = off + len;
+    return 0;
+}
+
+/* A rank's headers: 16 bytes a piece in the write; in the read only on
+ * links (rank, FD) whose pieces over all rounds are too many to keep. */
+static int rank_headers(struct job *f, const struct tacio_pattern *pat, int rank,
+                        struct rank_walk *rw, int64_t *link_pieces)
+{
+    rw->lo = rw->hi = rw->at = rw->ntouched = 0;
+    int rc = tacio_pattern_walk(pat, rank, on_extent, rw);
+    if (rc || rw->unordered)
+        return rc ? rc : -1;
+    if (rw->hi > rw->lo)
+        count_run(rw);
+    for (int64_t i = 0; i < rw->ntouched; i++)
+        link_pieces[f->w[rw->touched[i]].fd] += rw->cnt[rw->touched[i]];
+    for (int64_t i = 0; i < rw->ntouched; i++) {
+        int64_t k = rw->touched[i], n = rw->cnt[rw->touched[i]];
+        f->pieces += n;
+        route_to(f, HDR, rank, k, 16 * n);
+        if (link_pieces[f->w[k].fd] > HDR_CACHE_PIECES)
+            route_to(f, READ_HDR, rank, k, 16 * n);
+    }
+    for (int64_t i = 0; i < rw->ntouched; i++) {
+        link_pieces[f->w[rw->touched[i]].fd] = 0;
+        rw->cnt[rw->touched[i]] = 0;
+    }
+    return 0;
+}
+
+static int headers(struct job *f, const struct tacio_pattern *pat)
+{
+    struct rank_walk rw = {.f = f};
+    rw.cnt = calloc((size_t)f->nw, sizeof *rw.cnt);
+    rw.touched = malloc(sizeof *rw.touched * (size_t)f->nw);
+    int64_t *link_pieces = calloc((size_t)f->plan->part.n, sizeof *link_pieces);
+    int rc = rw.cnt && rw.touched && link_pieces ? 0 : -1;
+    for (int rank = 0; !rc && rank < tacio_pattern_get_nprocs(pat); rank++)
+        rc = rank_headers(f, pat, rank, &rw, link_pieces);
+    free(rw.cnt), free(rw.touched), free(link_pieces);
+    return rc;
+}
+
+/* The data's rounds: each window range's bytes from each rank (C over the
+ * windows' partition). */
+static int data(struct job *f, const struct tacio_pattern *pat, const struct partition *part)
+{
+    struct comm c = {0};
+    int rc = comm_build(pat, part, 0, &c);
+    for (int64_t k = 0; !rc && k < f->nw; k++)
+        for (int64_t e = c.col_ptr[k]; f->w[k].fd >= 0 && e < c.col_ptr[k + 1]; e++)
+            route_to(f, DATA, c.row[e], k, c.cval[e]);
+    comm_free(&c);
+    return rc;
+}
+
+/* The rounds' data must add up to the plan's own link loads. */
+static int check_sums(const struct job *f)
+{
+    const struct tacio_topo *t = f->t;
+    for (int v = 0; v < t->nverts && v < f->plan->nlinks; v++) {
         int64_t su = 0, sd = 0;
-        for (int64_t r = 0; r < rounds; r++)
-            su += up[r * t->nverts + v], sd += down[r * t->nverts + v];
-        if (v < plan->nlinks && (su != plan->link_up[v] || sd != plan->link_down[v])) {
+        for (int64_t r = 0; r < f->rounds; r++)
+            su += f->up[DATA][r * t->nverts + v], sd += f->down[DATA][r * t->nverts + v];
+        if (su != f->plan->link_up[v] || sd != f->plan->link_down[v]) {
             fprintf(stderr,
                     "tacio-roundfloor: link %s: rounds carry %lld/%lld, the plan %lld/%lld\n",
-                    t->vname[v], (long long)su, (long long)sd, (long long)plan->link_up[v],
-                    (long long)plan->link_down[v]);
+                    t->vname[v], (long long)su, (long long)sd, (long long)f->plan->link_up[v],
+                    (long long)f->plan->link_down[v]);
             return 2;
         }
     }
-    printf("{\"rounds\": %lld, \"links\": [", (long long)rounds);
-    for (int v = 0; v < t->nverts; v++)
-        printf("%s\"%s\"", v ? ", " : "", t->vname[v]);
-    const char *names[2] = {"up", "down"};
-    const int64_t *loads[2] = {up, down};
-    for (int d = 0; d < 2; d++) {
-        printf("], \"%s\": [", names[d]);
-        for (int64_t r = 0; r < rounds; r++) {
-            printf("%s[", r ? ", " : "");
-            for (int v = 0; v < t->nverts; v++)
-                printf("%s%lld", v ? ", " : "", (long long)loads[d][r * t->nverts + v]);
-            printf("]");
-        }
-    }
-    printf("]}\n");
     return 0;
+}
+
+static void print_rounds(const struct job *f, const char *name, const int64_t *loads)
+{
+    printf(", \"%s\": [", name);
+    for (int64_t r = 0; r < f->rounds; r++) {
+        printf("%s[", r ? ", " : "");
+        for (int v = 0; v < f->t->nverts; v++)
+            printf("%s%lld", v ? ", " : "", (long long)loads[r * f->t->nverts + v]);
+        printf("]");
+    }
+    printf("]");
+}
+
+static void print_job(const struct job *f)
+{
+    printf(", \"rounds\": %lld, \"pipelined\": %d, \"pieces\": %lld, \"links\": [",
+           (long long)f->rounds, f->pipelined, (long long)f->pieces);
+    for (int v = 0; v < f->t->nverts; v++)
+        printf("%s\"%s\"", v ? ", " : "", f->t->vname[v]);
+    printf("]");
+    for (int i = 0; i < NLOADS; i++) {
+        print_rounds(f, load_names[i][0], f->up[i]);
+        print_rounds(f, load_names[i][1], f->down[i]);
+    }
+    printf("}\n");
 }
 
 static int round_loads(const struct tacio_pattern *pat, const struct tacio_topo *t,
                        const struct tacio_hints *h, const struct tacio_plan *plan)
 {
-    int64_t n, rounds;
-    struct piece *pieces = windows(&plan->part, h->cb_buffer_size, &n, &rounds);
+    struct job f = {.t = t, .plan = plan};
+    struct piece *pieces = windows(&plan->part, h->cb_buffer_size, &f.nw, &f.rounds, &f.pipelined);
     struct partition part = {0};
-    struct comm c = {0};
-    if (!pieces || piece_partition(&pieces, &n, &part))
+    if (!pieces || piece_partition(&pieces, &f.nw, &part))
         return free(pieces), die("cannot lay out the windows");
-    int rc = comm_build(pat, &part, 0, &c);
-    int64_t *up = calloc((size_t)(rounds * t->nverts), sizeof *up);
-    int64_t *down = calloc((size_t)(rounds * t->nverts), sizeof *down);
-    if (rc || !up || !down)
-        rc = die("cannot route the windows");
-    for (int64_t k = 0; !rc && k < n; k++) {
-        if (pieces[k].fd < 0)
-            continue;
-        int hd = t->rank_host[plan->agg[pieces[k].fd]];
-        int64_t at = pieces[k].round * t->nverts;
-        for (int64_t e = c.col_ptr[k]; e < c.col_ptr[k + 1]; e++)
-            if (t->rank_host[c.row[e]] != hd)
-                route(t, t->rank_host[c.row[e]], hd, c.cval[e], up + at, down + at);
+    f.w = pieces;
+    int rc = 0;
+    for (int i = 0; i < NLOADS; i++) {
+        f.up[i] = calloc((size_t)(f.rounds * t->nverts), sizeof *f.up[i]);
+        f.down[i] = calloc((size_t)(f.rounds * t->nverts), sizeof *f.down[i]);
+        rc = rc || !f.up[i] || !f.down[i];
     }
-    rc = rc ? rc : print_loads(plan, t, rounds, up, down);
-    free(up), free(down), free(pieces);
-    comm_free(&c);
+    if (rc || data(&f, pat, &part))
+        rc = die("cannot route the windows");
+    else if (headers(&f, pat))
+        rc = die("cannot count the pieces (out of memory, or extents out of order)");
+    rc = rc ? rc : check_sums(&f);
+    if (!rc)
+        print_job(&f);
+    for (int i = 0; i < NLOADS; i++)
+        free(f.up[i]), free(f.down[i]);
+    free(pieces);
     partition_free(&part);
+    return rc;
+}
+
+/* The exact C the engine's ranks send rank 0 (cplan.c, rows_from_ranks). */
+static int exact_rows(const struct plan_ctx *ctx, const struct partition *part, struct comm *out)
+{
+    return comm_build(ctx->comm_arg, part, 0, out);
+}
+
+/* The plan as the MPI engine makes it (cplan.c, plan_on_root): on the
+ * ranks' summaries (their spans, or SUMMARY_RUNS byte quantiles for a
+ * strategy that reads the distribution) with each rank's exact row of C.
+ * Not auto, which first asks whether to gather the quantiles. */
+static int plan_as_engine(const struct tacio_pattern *pat, const struct tacio_topo *t,
+                          const struct tacio_hints *h, struct tacio_plan **out)
+{
+    const struct tacio_strategy *st = strategy_find(h->strategy);
+    if (!st || st->wants_distribution)
+        return tacio_fail(TACIO_EINVAL, "tacio-roundfloor plans every strategy but auto");
+    struct tacio_pattern *sum = NULL;
+    int rc = pattern_summarize(pat, st->reads_distribution ? SUMMARY_RUNS : 1, &sum);
+    struct plan_ctx ctx = {sum, t, h, 0, 0, exact_rows, (void *)pat, 0, true};
+    if (!rc)
+        pattern_range(sum, &ctx.lo, &ctx.hi);
+    rc = rc ? rc : plan_run(&ctx, st, out);
+    tacio_pattern_free(sum);
     return rc;
 }
 
@@ -226,12 +380,15 @@ int main(int argc, char **argv)
         *eq = '\0';
         rc = tacio_hints_set(h, argv[i], eq + 1);
     }
-    rc = rc ? rc : tacio_plan_compute(pat, topo, h, &plan);
+    rc = rc ? rc : plan_as_engine(pat, topo, h, &plan);
     if (rc)
         return die("cannot plan the job");
-    if (!plan->nlinks || plan->gather_hosts)
-        return die("the round floor needs a tree and no gathered hosts");
-    rc = round_loads(pat, topo, h, plan);
+    printf("{\"plan\": ");
+    tacio_plan_write_json(plan, stdout);
+    if (plan->nlinks && !plan->gather_hosts)
+        rc = round_loads(pat, topo, h, plan);
+    else
+        printf("}\n"); /* no tree, or hosts gathered first: no rounds */
     tacio_plan_free(plan);
     tacio_hints_free(h);
     tacio_pattern_free(pat);

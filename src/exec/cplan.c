@@ -4,7 +4,6 @@
 
 #include <string.h>
 
-#define SUMMARY_RUNS 16
 #define ROW_CAP 8    /* row entries that ride in the fixed-size gather */
 #define CHUNK_FDS 64 /* FDs per broadcast */
 

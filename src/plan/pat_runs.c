@@ -176,6 +176,53 @@ int pattern_from_summary(int nprocs, const int64_t *run_first, const int64_t *of
     return 0;
 }
 
+/* The file offset of the rank's data byte b (b < its bytes): the least x
+ * with b + 1 bytes of it below x + 1, by bisection over its span. */
+static int64_t offset_of_byte(const struct tacio_pattern *p, int rank, int64_t b)
+{
+    int64_t lo, hi;
+    p->ops->span(p, rank, &lo, &hi);
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (p->ops->prefix(p, rank, mid + 1) > b)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+int pattern_summarize(const struct tacio_pattern *pat, int k, struct tacio_pattern **out)
+{
+    int p = pat->nprocs;
+    int64_t cap = (int64_t)p * k + 1;
+    int64_t *first = malloc(sizeof(int64_t) * (size_t)(p + 1));
+    int64_t *arr = malloc(sizeof(int64_t) * (size_t)(3 * cap));
+    if (!first || !arr) {
+        free(first), free(arr);
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    }
+    int64_t *off = arr, *len = arr + cap, *bytes = arr + 2 * cap, m = 0;
+    for (int r = 0; r < p; r++) {
+        int64_t lo, hi;
+        pat->ops->span(pat, r, &lo, &hi);
+        int64_t n = hi > lo ? pat->ops->prefix(pat, r, hi) - pat->ops->prefix(pat, r, lo) : 0;
+        first[r] = m;
+        for (int q = 0; q < k; q++) {
+            int64_t b0 = n * q / k, b1 = n * (q + 1) / k;
+            if (b1 <= b0)
+                continue;
+            off[m] = offset_of_byte(pat, r, b0);
+            len[m] = offset_of_byte(pat, r, b1 - 1) + 1 - off[m];
+            bytes[m++] = b1 - b0;
+        }
+    }
+    first[p] = m;
+    int rc = pattern_from_summary(p, first, off, len, bytes, out);
+    free(first), free(arr);
+    return rc;
+}
+
 /* ---- IOR: segment s of rank r at (s*p + r)*B, in transfer-sized pieces ---- */
 
 static void ior_span(const struct tacio_pattern *p, int rank, int64_t *lo, int64_t *hi)

@@ -109,6 +109,15 @@ extern const struct pattern_ops runs_ops;
 int pattern_from_summary(int nprocs, const int64_t *run_first, const int64_t *off,
                          const int64_t *len, const int64_t *bytes, struct tacio_pattern **out);
 
+/* The runs the MPI engine summarises each rank's access in for a strategy
+ * that reads the byte distribution (src/exec/cplan.c): its bytes' quantiles. */
+#define SUMMARY_RUNS 16
+/* The summary the engine plans on, from a pattern: each rank's data as k
+ * runs of equal bytes (byte n*q/k to n*(q+1)/k of its n, in file order),
+ * each run (the offset of its first byte, to its last byte's end, its
+ * bytes), as cplan.c's summarize makes it from the rank's view. */
+int pattern_summarize(const struct tacio_pattern *pat, int k, struct tacio_pattern **out);
+
 /* A pattern from sparse C entries (rank, FD, bytes); its FDs are fixed. */
 int pattern_from_triplets(int nprocs, int nfds, int64_t n, const int *rank, const int *fd,
                           const int64_t *bytes, struct tacio_pattern **out);

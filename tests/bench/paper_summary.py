@@ -144,8 +144,8 @@ def certify(src, tacio, *files):
 
 def planned_run(bench, work, tacio, strategy, k, seconds_each_way):
     """A stored run of cube at 64 ranks (the quick job) carrying the plan's
-    hop-bytes and busiest link as the planner makes them."""
-    plan, _ = bench.run_plan(work, tacio, bench.PAPER_QUICK[0], strategy, k)
+    hop-bytes and busiest link as the engine makes them (engine_plan)."""
+    plan = bench.engine_plan(work, tacio, bench.PAPER_QUICK[0], strategy, k)[0]["plan"]
     return dict(run("inspur", 64, strategy, k, seconds_each_way, seconds_each_way, 4.9),
                 max_link_load=str(plan["max_link_load"]), hop_bytes=str(plan["hop_bytes"]))
 
@@ -213,34 +213,57 @@ def check_certify(src, tacio, bench, work):
 
 
 def check_round_floor(bench, work, tacio):
-    """The rounds' floor (bench's round_link_seconds, tacio-roundfloor):
-    the engine's rounds (8 MiB windows: pipelined rounds halve the 16 MiB
-    cb_buffer_size), their loads adding up to the plan's link by link,
-    and a floor above the whole exchange's busiest link where rounds load
-    different links (lustre's stripes on BTIO 625 on BlueLight)."""
+    """The rounds' floor (bench's engine_plan and round_link_seconds,
+    tacio-roundfloor): the engine's plan (romio's on cube 64 is the tacio
+    command's); the engine's rounds (8 MiB windows: pipelined rounds halve
+    the 16 MiB cb_buffer_size), their data adding up to the plan's link by
+    link; each rank's pieces (cube 2000^3 at 64 ranks: 500 x 500 rows of
+    500 doubles a rank, none touching, plus at most one split at each
+    window's start); the read sending the headers the write kept on links
+    of few pieces only; and a floor above the whole exchange's busiest link
+    where rounds load different links (lustre's stripes on BTIO 625 on
+    BlueLight)."""
     key = ("inspur", "scatter:seed=1", "cube", 64)
     plan, _ = bench.run_plan(work, tacio, key, "romio", 1)
     try:
-        loads = bench.round_loads(work, tacio, key, "romio", 1)
+        loads, _ = bench.engine_plan(work, tacio, key, "romio", 1)
     except subprocess.CalledProcessError as e:
         check(False, f"tacio-roundfloor: rc {e.returncode} {e.stderr}")
-        loads = {"rounds": 0, "links": []}
+        loads = {"rounds": 0, "links": [], "plan": {}, "pieces": 0}
+    check(all(loads["plan"].get(f) == plan[f] for f in ("fds", "hop_bytes", "max_link_load")),
+          f"romio's plan: tacio-roundfloor's {loads['plan'].get('hop_bytes')}, "
+          f"the command's {plan['hop_bytes']}")
     window = 8 << 20
-    want = max(-(-(fd["end"] - fd["start"]) // window) for fd in plan["fds"])
-    check(loads["rounds"] == want, f"rounds {loads['rounds']} against {want}")
+    windows = [-(-(fd["end"] - fd["start"]) // window) for fd in plan["fds"]]
+    check(loads["rounds"] == max(windows), f"rounds {loads['rounds']} against {max(windows)}")
     at = {name: v for v, name in enumerate(loads["links"])}
     for link in plan["links"]:
         v = at.get(link["below"])
         sums = [sum(r[v] for r in loads.get(d, [])) if v is not None else None
                 for d in ("up", "down")]
         check(sums == [link["up"], link["down"]], f"link {link['below']}: {sums} {link}")
+    rows = 64 * 500 * 500
+    check(rows <= loads["pieces"] <= rows + sum(windows),
+          f"pieces {loads['pieces']}: {rows} rows, {sum(windows)} windows")
+    headers = [sum(map(sum, loads.get(d, []))) for d in ("hdr_up", "read_hdr_up")]
+    check(headers[0] > 0 and headers == [headers[1]] * 2,
+          f"cube 64's headers (thousands of pieces a link, sent both ways): {headers}")
+    spec, _, hints = bench.planner_job(work, tacio, key, 1)
+    p = subprocess.run([tacio + "-roundfloor", "collperf:n=128,elem=8", "64", spec,
+                        "scatter:seed=1"] + hints + ["tacio_strategy=romio"],
+                       capture_output=True, text=True)
+    small = json.loads(p.stdout) if p.returncode == 0 else {}
+    headers = [sum(map(sum, small.get(d, []))) for d in ("hdr_up", "read_hdr_up")]
+    check(0 < headers[1] < headers[0],
+          f"cube 128's headers (some links of at most 512 pieces, kept): {headers} {p.stderr}")
     key = ("bluelight", "scatter:seed=1", "btio8", 625)
-    plan, plat = bench.run_plan(work, tacio, key, "lustre", 1)
+    loads, plat = bench.engine_plan(work, tacio, key, "lustre", 1)
     rates = bench.platform_rates(plat)
-    whole = bench.run_floor(plan, rates) / 2
-    rounds = bench.round_link_seconds(work, tacio, key, "lustre", 1, rates)
-    check(rounds > 1.05 * whole and bench.run_floor(plan, rates, rounds) == 2 * rounds,
-          f"lustre's rounds' floor {rounds} against the exchange's {whole}")
+    whole = bench.run_floor(loads["plan"], rates) / 2
+    write, read = bench.round_link_seconds(key, loads, rates)
+    check(min(write, read) > 1.05 * whole
+          and bench.run_floor(loads["plan"], rates, (write, read)) == write + read,
+          f"lustre's rounds' floor {write}, {read} against the exchange's {whole}")
 
 
 def main():

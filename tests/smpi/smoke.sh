@@ -60,6 +60,27 @@ for s in romio tatp bottleneck; do
     run_case 64 cube 48 cube:n=48 "$s"
     run_case 36 ior 32768 ior:block=32k,transfer=32k,segments=8 "$s"
 done
+# mccio and cuts plan on the ranks' access summaries (SUMMARY_RUNS byte
+# quantiles each, cplan.c), where `tacio plan` reads the whole pattern:
+# mccio's leaves then differ here (cube: 1495405 hop-bytes on the
+# summaries, 1502208 on the pattern). tacio-roundfloor plans as the engine
+# does (bench/smpi --certify's plans): its hop-bytes and busiest link are
+# the engine's exactly.
+engine_plan_case() { # NP PATTERN N PLAN_PATTERN STRATEGY
+    local hint='cb_config_list=*:1' line got want
+    line=$(sim_line 0 "$1" "$2" "$3" "$5" "$hint")
+    echo "$line"
+    grep -q "buffer_wrong=0 file_wrong=0" <<<"$line" || { ko "$2 $5: wrong data: $line"; return; }
+    got=$(grep -o 'hop_bytes=[0-9]* max_link_load=[0-9]*' <<<"$line")
+    want=$("$tacio-roundfloor" "$4" "$1" "$topo" scatter:seed=2 "$hint" "tacio_strategy=$5" |
+        python3 -c 'import json, sys; d = json.load(sys.stdin)["plan"]
+print("hop_bytes=%d max_link_load=%d" % (d["hop_bytes"], d["max_link_load"]))')
+    [ -n "$got" ] && [ "$got" = "$want" ] && passed=$((passed + 1)) ||
+        ko "$2 $5: engine $got, tacio-roundfloor $want"
+}
+engine_plan_case 64 cube 48 cube:n=48 mccio
+engine_plan_case 36 btio8 48 btio:n=48,elem=8 mccio
+engine_plan_case 36 btio8 48 btio:n=48,elem=8 cuts
 # rows longer than the fixed-size gather takes (btio at 4 aggregators per
 # host: CMD_ROWS_FULL), and auto (its candidates' rows in one batch); the
 # driver's btio cells are not the planner's btio: the data is checked alone
