@@ -219,7 +219,7 @@ static int rank_headers(struct job *f, const struct tacio_pattern *pat, int rank
     for (int64_t i = 0; i < rw->ntouched; i++)
         link_pieces[f->w[rw->touched[i]].fd] += rw->cnt[rw->touched[i]];
     for (int64_t i = 0; i < rw->ntouched; i++) {
-        int64_t k = rw->touched[i], n = rw->cnt[rw->touched[i]];
+        int64_t k = rw->touched[i], n = rw->cnt[k];
         f->pieces += n;
         route_to(f, HDR, rank, k, 16 * n);
         if (link_pieces[f->w[k].fd] > HDR_CACHE_PIECES)

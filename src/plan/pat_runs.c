@@ -177,11 +177,10 @@ int pattern_from_summary(int nprocs, const int64_t *run_first, const int64_t *of
 }
 
 /* The file offset of the rank's data byte b (b < its bytes): the least x
- * with b + 1 bytes of it below x + 1, by bisection over its span. */
-static int64_t offset_of_byte(const struct tacio_pattern *p, int rank, int64_t b)
+ * in its span [lo, hi) with b + 1 bytes of it below x + 1, by bisection. */
+static int64_t offset_of_byte(const struct tacio_pattern *p, int rank, int64_t lo, int64_t hi,
+                              int64_t b)
 {
-    int64_t lo, hi;
-    p->ops->span(p, rank, &lo, &hi);
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
         if (p->ops->prefix(p, rank, mid + 1) > b)
@@ -206,14 +205,14 @@ int pattern_summarize(const struct tacio_pattern *pat, int k, struct tacio_patte
     for (int r = 0; r < p; r++) {
         int64_t lo, hi;
         pat->ops->span(pat, r, &lo, &hi);
-        int64_t n = hi > lo ? pat->ops->prefix(pat, r, hi) - pat->ops->prefix(pat, r, lo) : 0;
+        int64_t n = hi > lo ? pattern_bytes_in(pat, r, lo, hi) : 0;
         first[r] = m;
         for (int q = 0; q < k; q++) {
             int64_t b0 = n * q / k, b1 = n * (q + 1) / k;
             if (b1 <= b0)
                 continue;
-            off[m] = offset_of_byte(pat, r, b0);
-            len[m] = offset_of_byte(pat, r, b1 - 1) + 1 - off[m];
+            off[m] = offset_of_byte(pat, r, lo, hi, b0);
+            len[m] = offset_of_byte(pat, r, lo, hi, b1 - 1) + 1 - off[m];
             bytes[m++] = b1 - b0;
         }
     }
