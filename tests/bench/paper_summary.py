@@ -13,8 +13,10 @@ died (SimGrid's CRITICAL line, or the OOM killer for a SIGKILL), and
 solver, and the count of runs stored before it (solved lazily), and
 --certify's floors of unrun runs (settled, or why not: the floor, a
 planner that disagrees with a stored run's plan), a stored run under its
-floor failing the bench, and a certified job. No simulation: it needs no
-SimGrid.
+floor failing the bench, and a certified job; what a stopped run proves
+(its time from below) settling its unrun run, and a stored run under
+what its stopped attempt proved failing the bench. No simulation: it
+needs no SimGrid.
 
 The write goal's link bound is the tacio command's (bottleneck's
 link_seconds_bound for cube 2000^3 at 512 ranks on the scattered Inspur
@@ -92,6 +94,29 @@ def check_last_words(bench):
         check("out of memory?" in " ".join(bench.killed_why(code)),
               f"a SIGKILL ({code}) names the OOM killer: {bench.killed_why(code)}")
     check(bench.killed_why(1) == [], f"an error's exit is no kill: {bench.killed_why(1)}")
+
+
+def check_stopped_times(bench):
+    """What a stopped simulation proves (stopped_times, from smpibench's
+    progress lines and the clock its SIGXCPU handler says): a call done
+    counts its slowest rank, one rank 0 ended its own time, one it was
+    still in the clock minus its start; without the clock line, nothing."""
+    stop = "[0.1] some INFO\nsmpibench: stopped at simulated t=8.500000000\n"
+    done_write = ("progress call=write start=0.500000000\nprogress call=write end=5.000000000\n"
+                  "progress call=write slowest=5.200000000\n")
+    cases = (
+        ("progress call=write start=0.500000000\n", stop, 8.0),  # in the write
+        (done_write + "progress call=read start=6.000000000\n", stop, 7.7),  # in the read
+        (done_write + "progress call=read start=6.000000000\n"
+         "progress call=read end=7.000000000\n", stop, 6.2),  # rank 0 left the read
+        ("", stop, 0.0),  # stopped before the write
+    )
+    for out, err, want in cases:
+        got = bench.stopped_times("pattern=cube\n" + out, err)
+        check(got.get("stopped_at_s") == 8.5 and abs(got.get("at_least_s", -1) - want) < 1e-6
+              and got["at_least_s"] <= want, f"stopped_times({out!r}): {got}, want {want}")
+    got = bench.stopped_times(done_write, "Killed\n")
+    check(got == {}, f"a stop without the clock proves nothing: {got}")
 
 
 def check_precision(src, tacio, bench, work):
@@ -183,6 +208,28 @@ def check_certify(src, tacio, bench, work):
     unrun = {l["run"]: l for l in lines_of(out, "paper_unrun ")}
     check(unrun.get("romio@2", {}).get("why") == "floor",
           f"romio@2 unsettled: {unrun.get('romio@2')}")
+    # a stopped attempt of romio@2: settled by what it proved (auto's 20 s
+    # within 10% of 19), whatever the floor; 18 s would not do
+    for proved, settled in ((19.0, "yes"), (18.0, "no")):
+        attempt = dict(run("inspur", 64, "romio", 2, 0, 0, 0), status="unfinished",
+                       cpu_s=60, cpu_limit_s=60, stopped_at_s=proved + 0.1, at_least_s=proved)
+        for f in ("write_s", "read_s", "io_floor_s"):
+            del attempt[f]
+        with open(path, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in slow + [attempt])
+        rc, out, err = certify(src, tacio, path)
+        got = {l["run"]: l for l in lines_of(out, "paper_unrun ")}.get("romio@2", {})
+        check(rc == 0 and got.get("stopped_at_least_s") == f"{proved:.3f}"
+              and got.get("settled") == settled
+              and f"settled_by_stopped_run={1 if settled == 'yes' else 0}" in out,
+              f"romio@2 stopped at {proved}: {got} {out} {err}")
+    # a stored run under what a stopped attempt of it proved fails the bench
+    proved = dict(attempt, strategy="tatp", aggs_per_host=1, at_least_s=30.0)
+    with open(path, "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in (some[0], proved, some[1], some[2]))
+    rc, out, err = certify(src, tacio, path)
+    check(rc != 0 and "paper_floor_under inspur-scatter-cube-64:tatp@1 time_s=21.400000 "
+          "stopped_at_least_s=30.000000" in out, f"a run under its stop's bound: rc {rc} {out}")
     # a plan the engine did not make (its busiest link off by a byte)
     other = dict(some[1], max_link_load=str(int(some[1]["max_link_load"]) + 1))
     with open(path, "w") as f:
@@ -432,6 +479,7 @@ def main():
         check(rc != 0 and "b.jsonl:2" in err, f"a broken line is named: rc {rc} {err}")
         bench = load_bench(src)
         check_precision(src, tacio, bench, work)
+        check_stopped_times(bench)
         check_certify(src, tacio, bench, work)
         check_round_floor(bench, work, tacio)
     check_last_words(bench)

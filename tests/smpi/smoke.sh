@@ -189,5 +189,34 @@ PY
 }
 pipeline_case enable
 pipeline_case disable
+# A run its CPU limit stops (bench/smpi --cpu-limit: SIGXCPU at the soft
+# limit): smpibench's handler says the simulated clock it reached, and what
+# bench/smpi's stopped_times proves from that and rank 0's progress lines
+# is under the whole run's write + read (cube 1600^3 data-free at 64 ranks:
+# about 9 CPU-seconds whole, stopped at 3).
+stop_case() {
+    local hint='cb_config_list=*:1' full stopped
+    full=$(sim_line 1 64 cube 1600 romio "$hint")
+    stopped=$(
+        ulimit -St 3
+        sim_out 1 64 cube 1600 romio "$hint"
+    )
+    python3 - "$src" "$full" "$stopped" <<'PY' && passed=$((passed + 1)) ||
+import importlib.machinery, sys, types
+src, full, out = sys.argv[1:]
+loader = importlib.machinery.SourceFileLoader("smpi_bench", src + "/bench/smpi/run")
+sys.dont_write_bytecode = True
+bench = types.ModuleType(loader.name)
+bench.__file__ = loader.path
+loader.exec_module(bench)
+got = bench.stopped_times(out, out)  # the lines, stdout and stderr as one
+whole = dict(kv.split("=", 1) for kv in full.split() if "=" in kv)
+total = float(whole["write_s"]) + float(whole["read_s"])
+print(f"stopped: {got}, whole run {total:.6f} s")
+sys.exit(0 if got and 0 < got["at_least_s"] <= min(total, got["stopped_at_s"]) else 1)
+PY
+        ko "a stopped run's bound: $full / $(grep -v INFO <<<"$stopped" | tail -8)"
+}
+stop_case
 echo "smpi smoke: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
