@@ -259,6 +259,56 @@ def check_certify(src, tacio, bench, work):
           and "auto_within_10pct_certified=1/1\n" in out, f"a certified job: rc {rc} {out} {err}")
 
 
+def staged(r, st2, shift=0.0):
+    """A stored run with its stages (the slowest rank's, each call): plan
+    stage st2, each call's time moved by shift."""
+    for call in ("write", "read"):
+        r[f"{call}_s"] = f"{float(r[call + '_s']) + shift:.6f}"
+        r.update({f"{call}_st1": "0.000000", f"{call}_st2": f"{st2:.6f}",
+                  f"{call}_st3": "0.006000", f"{call}_st4": "1.000000",
+                  f"{call}_st5": "0.800000"})
+    return r
+
+
+def check_twins(src, tacio, bench, work):
+    """--certify's twins on cube 2000^3 at 64 ranks: cuts makes bottleneck's
+    plan at 1 per host and at one more K. A stored pair at 1 whose calls
+    differ by their plan stages only makes the pair trusted, and cuts at
+    the other K is then settled by bottleneck's run there (its time less
+    its plan stages), where its floor could not settle it; a pair whose
+    times differ by more than their plan stages is not trusted, and
+    settles nothing."""
+    key = ("inspur", "scatter:seed=1", "cube", 64)
+    def identity(s, k):
+        return bench.plan_identity(bench.engine_plan(work, tacio, key, s, k)[0]["plan"])
+    same = [k for k in (2, 4) if identity("bottleneck", k) == identity("cuts", k)]
+    check(same, "cuts makes bottleneck's plan on cube 64 at 2 or 4 per host")
+    if not same:
+        return
+    k = same[0]
+    path = os.path.join(work, "twins.jsonl")
+    for cuts_st2, held in ((0.003, "1/1"), (0.013, "0/1")):
+        runs = [planned_run(bench, work, tacio, "romio", 1, 20.0),
+                staged(planned_run(bench, work, tacio, "bottleneck", 1, 20.0), 0.001),
+                staged(planned_run(bench, work, tacio, "cuts", 1, 20.0), cuts_st2, 0.002),
+                staged(planned_run(bench, work, tacio, "bottleneck", k, 20.0), 0.004),
+                run("inspur", 64, "auto", 1, 20.0, 20.0, 4.9)]
+        with open(path, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in runs)
+        rc, out, err = certify(src, tacio, path)
+        got = {l["run"]: l for l in lines_of(out, "paper_unrun ")}.get(f"cuts@{k}", {})
+        if held == "1/1":
+            check(rc == 0 and f"strategies=bottleneck~cuts:1/1" in out
+                  and got.get("twin") == f"bottleneck@{k}"
+                  and got.get("twin_at_least_s") == "39.992" and got.get("settled") == "yes"
+                  and float(got.get("floor_s", 99)) * 1.1 < 40 and "settled_by_twin=1" in out,
+                  f"cuts@{k} settled by its twin: rc {rc} {got} {out} {err}")
+        else:
+            check(rc == 0 and "strategies=bottleneck~cuts:0/1" in out and "twin" not in got
+                  and got.get("settled") == "no" and "settled_by_twin=0" in out,
+                  f"an untrusted pair settles nothing: rc {rc} {got} {out} {err}")
+
+
 def check_round_floor(bench, work, tacio):
     """The rounds' floor (bench's engine_plan and round_link_seconds,
     tacio-roundfloor): the engine's plan (romio's on cube 64 is the tacio
@@ -481,6 +531,7 @@ def main():
         check_precision(src, tacio, bench, work)
         check_stopped_times(bench)
         check_certify(src, tacio, bench, work)
+        check_twins(src, tacio, bench, work)
         check_round_floor(bench, work, tacio)
     check_last_words(bench)
     print(f"paper_summary: {len(failures)} failure(s)")
