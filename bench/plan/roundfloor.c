@@ -384,8 +384,9 @@ int main(int argc, char **argv)
     if (rc)
         return die("cannot plan the job");
     printf("{\"plan\": ");
-    tacio_plan_write_json(plan, stdout);
-    if (plan->nlinks && !plan->gather_hosts)
+    if (tacio_plan_write_json(plan, stdout))
+        rc = die("cannot write the plan");
+    else if (plan->nlinks && !plan->gather_hosts)
         rc = round_loads(pat, topo, h, plan);
     else
         printf("}\n"); /* no tree, or hosts gathered first: no rounds */
