@@ -24,7 +24,9 @@
  * and a simulation stopped by its CPU limit (SIGXCPU: bench/smpi
  * --cpu-limit) says on stderr how far its clock got:
  *   smpibench: stopped at simulated t=T
- * so that a stopped run still bounds its calls' times from below.
+ * so that a stopped run still bounds its calls' times from below. With
+ * TACIO_SIM_STOP_AT=T (bench/smpi --stop-at) the simulation stops so at
+ * simulated time T, for a run wanted only until its clock passes a time.
  * usage: smpibench FILE PATTERN N STRATEGY */
 #include "tacio.h"
 
@@ -32,7 +34,9 @@
 #ifdef SMPI_SHARED_MALLOC /* smpicc (SimGrid's mpi.h); bench/lab builds it with mpicc */
 #include "exec/backend/sim.h"
 #include <signal.h>
+#include <simgrid/actor.h>
 #include <simgrid/engine.h>
+#include <simgrid/host.h>
 #include <unistd.h>
 #define SHARED_ALLOC(n) SMPI_SHARED_MALLOC(n)
 #define SHARED_FREE(p) SMPI_SHARED_FREE(p)
@@ -157,6 +161,34 @@ static void say_clock(int sig)
     raise(sig);
 }
 
+/* TACIO_SIM_STOP_AT's timer: a daemon actor (the simulation does not wait
+ * for it) asleep until T, then the stop SIGXCPU makes. It shares no
+ * resource with the ranks, so their simulation up to T is the same. */
+static void stop_at(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    sg_actor_daemonize(sg_actor_self());
+    sg_actor_sleep_until(*(const double *)sg_actor_self_get_data());
+    raise(SIGXCPU);
+}
+
+static void stop_timer(int rank)
+{
+    static double when; /* rank 0's copy (privatized), read by its timer */
+    const char *t = getenv("TACIO_SIM_STOP_AT");
+    if (rank || !t || !*t)
+        return;
+    char *end;
+    when = strtod(t, &end);
+    if (*end || !(when > 0)) {
+        fprintf(stderr, "smpibench: TACIO_SIM_STOP_AT=%s is not a simulated time > 0\n", t);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    sg_actor_t timer = sg_actor_init("stop-at", sg_host_self());
+    sg_actor_set_data(timer, &when);
+    sg_actor_start_(timer, stop_at, 0, NULL);
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -251,6 +283,9 @@ int main(int argc, char **argv)
         pieces_of(&pat, fill_or_check, &w);
     struct tacio_stats ws = TACIO_STATS_INIT, rs = TACIO_STATS_INIT;
     int64_t wrote, read;
+#ifdef SMPI_SHARED_MALLOC
+    stop_timer(pat.rank); /* not at MPI_Init: SMPI takes an actor made then for a rank */
+#endif
     double tw = timed(fh, buf, count, 1, &ws, &wrote);
     if (!nodata)
         memset(buf, 0xff, sizeof(double) * (size_t)count);

@@ -8,7 +8,9 @@
 #  - the engine placed its hosts by name where the platform put them: its
 #    hop-bytes and busiest link equal `tacio plan`'s for the same pattern,
 #    topology and placement (with hosts placed in order they would not);
-#  - simulated times are positive.
+#  - simulated times are positive;
+#  - a run stopped early (CPU limit, simulated time) proves a time under
+#    the whole run's (bench/smpi's stopped_times).
 # usage: smoke.sh SOURCE_DIR TACIO
 set -u
 src=$1
@@ -189,33 +191,43 @@ PY
 }
 pipeline_case enable
 pipeline_case disable
-# A run its CPU limit stops (bench/smpi --cpu-limit: SIGXCPU at the soft
-# limit): smpibench's handler says the simulated clock it reached, and what
-# bench/smpi's stopped_times proves from that and rank 0's progress lines
-# is under the whole run's write + read (cube 1600^3 data-free at 64 ranks:
-# about 9 CPU-seconds whole, stopped at 3).
+# A run stopped early: by its CPU limit (bench/smpi --cpu-limit: SIGXCPU
+# at the soft limit), smpibench's handler saying the simulated clock it
+# reached; and at a simulated time (--stop-at: TACIO_SIM_STOP_AT's timer),
+# which must stop it there without changing it before (the write, done
+# by then, takes the whole run's time). What bench/smpi's stopped_times
+# proves from each is under the whole run's write + read (cube 1600^3
+# data-free at 64 ranks: about 9 CPU-seconds whole, 11 simulated).
 stop_case() {
-    local hint='cb_config_list=*:1' full stopped
+    local hint='cb_config_list=*:1' full by_cpu by_clock
     full=$(sim_line 1 64 cube 1600 romio "$hint")
-    stopped=$(
+    by_cpu=$(
         ulimit -St 3
         sim_out 1 64 cube 1600 romio "$hint"
     )
-    python3 - "$src" "$full" "$stopped" <<'PY' && passed=$((passed + 1)) ||
-import importlib.machinery, sys, types
-src, full, out = sys.argv[1:]
+    by_clock=$(TACIO_SIM_STOP_AT=7.5 sim_out 1 64 cube 1600 romio "$hint")
+    python3 - "$src" "$full" "$by_cpu" "$by_clock" <<'PY' && passed=$((passed + 1)) ||
+import importlib.machinery, re, sys, types
+src, full, by_cpu, by_clock = sys.argv[1:]
 loader = importlib.machinery.SourceFileLoader("smpi_bench", src + "/bench/smpi/run")
 sys.dont_write_bytecode = True
 bench = types.ModuleType(loader.name)
 bench.__file__ = loader.path
 loader.exec_module(bench)
-got = bench.stopped_times(out, out)  # the lines, stdout and stderr as one
 whole = dict(kv.split("=", 1) for kv in full.split() if "=" in kv)
 total = float(whole["write_s"]) + float(whole["read_s"])
-print(f"stopped: {got}, whole run {total:.6f} s")
-sys.exit(0 if got and 0 < got["at_least_s"] <= min(total, got["stopped_at_s"]) else 1)
+ok = True
+for out in (by_cpu, by_clock):
+    got = bench.stopped_times(out, out)  # the lines, stdout and stderr as one
+    print(f"stopped: {got}, whole run {total:.6f} s")
+    ok = ok and bool(got) and 0 < got["at_least_s"] <= min(total, got["stopped_at_s"])
+got = bench.stopped_times(by_clock, by_clock)
+write = re.search(r"^progress call=write slowest=(\S+)$", by_clock, re.M)
+ok = ok and got.get("stopped_at_s") == 7.5 and write is not None and \
+    abs(float(write.group(1)) - float(whole["write_s"])) < 1e-6
+sys.exit(0 if ok else 1)
 PY
-        ko "a stopped run's bound: $full / $(grep -v INFO <<<"$stopped" | tail -8)"
+        ko "stopped runs' bounds: $full / $(grep -v INFO <<<"$by_cpu$by_clock" | tail -12)"
 }
 stop_case
 echo "smpi smoke: $passed passed, $failed failed"
