@@ -175,6 +175,17 @@ TACIO_API const char *tacio_strategy_get_summary(int i);
  * pattern in any order. */
 TACIO_API int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo *topo,
                                  const struct tacio_hints *hints, struct tacio_plan **out);
+/** The plan the MPI engine makes for the same job: its rank 0 never sees
+ * the pattern, only each rank's access summary (its span, or for a
+ * strategy that reads the byte distribution, mccio and cuts, 16 runs of
+ * equal bytes) and each rank's exact row of bytes per file domain. Equal
+ * to tacio_plan_compute's for the other strategies; mccio's and cuts'
+ * boundaries can differ. TACIO_EINVAL for auto, which first asks the
+ * ranks whether to send their byte quantiles at all. */
+TACIO_API int tacio_plan_compute_as_engine(const struct tacio_pattern *pat,
+                                           const struct tacio_topo *topo,
+                                           const struct tacio_hints *hints,
+                                           struct tacio_plan **out);
 TACIO_API void tacio_plan_free(struct tacio_plan *plan);
 
 /** Write the plan as one JSON object (no trailing newline); TACIO_EIO when

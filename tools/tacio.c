@@ -18,6 +18,8 @@
 static const char usage[] =
     "usage: tacio plan     --pattern P [--procs N] --topology T [--placement X]\n"
     "                      [--strategy S] [--hint k=v]... [--memory M] [--json] [--show-cost]\n"
+    "                      [--as-engine]   (planned on the ranks' summaries, as the MPI\n"
+    "                      engine's rank 0 plans: mccio and cuts can differ)\n"
     "       tacio compare  --pattern P [--procs N] --topology T [--placement X]\n"
     "                      [--strategies S1,S2,...] [--hint k=v]... [--memory M] [--json]\n"
     "       tacio platform --topology T --procs N [--placement X] --out DIR\n"
@@ -83,7 +85,7 @@ static int cmd_list(int argc, char **argv)
 struct options {
     const char *cmd, *pattern, *topology, *placement, *strategy, *strategies, *memory;
     int procs;
-    bool json, show_cost;
+    bool json, show_cost, as_engine;
     int nhints;
     const char *hint_key[MAX_HINTS];
     char *hint_val[MAX_HINTS];
@@ -160,8 +162,8 @@ static int parse_value_opt(struct options *o, const char *name, char *val)
         o->procs = (int)n;
     } else
         return cli_error("unknown option '%s'; expected --pattern, --procs, --topology, "
-                         "--placement, --strategy, --strategies, --hint, --memory, --json or "
-                         "--show-cost (tacio --help)",
+                         "--placement, --strategy, --strategies, --hint, --memory, --json, "
+                         "--show-cost or --as-engine (tacio --help)",
                          name);
     return 0;
 }
@@ -177,6 +179,8 @@ static int parse_args(int argc, char **argv, struct options *o)
             o->json = true;
         else if (!strcmp(argv[i], "--show-cost"))
             o->show_cost = true;
+        else if (!strcmp(argv[i], "--as-engine"))
+            o->as_engine = true;
         else if (i + 1 >= argc && is_value_opt(argv[i]))
             return cli_error("%s needs a value (tacio --help)", argv[i]);
         else {
@@ -188,6 +192,8 @@ static int parse_args(int argc, char **argv, struct options *o)
     }
     if (!o->pattern || !o->topology)
         return cli_error("--pattern and --topology are required (tacio --help)");
+    if (o->as_engine && strcmp(o->cmd, "plan"))
+        return cli_error("--as-engine goes with tacio plan");
     return 0;
 }
 
@@ -293,7 +299,8 @@ static void show_cost(const struct job *j, const struct tacio_plan *p)
 static int cmd_plan(const struct options *o, struct job *j)
 {
     struct tacio_plan *p;
-    int rc = tacio_plan_compute(j->pat, j->topo, j->hints, &p);
+    int rc = o->as_engine ? tacio_plan_compute_as_engine(j->pat, j->topo, j->hints, &p)
+                          : tacio_plan_compute(j->pat, j->topo, j->hints, &p);
     if (rc)
         return fail(rc);
     int np = tacio_plan_get_nprocs(p), nfds = tacio_plan_get_nfds(p);

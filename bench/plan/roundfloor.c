@@ -332,32 +332,6 @@ static int round_loads(const struct tacio_pattern *pat, const struct tacio_topo 
     return rc;
 }
 
-/* The exact C the engine's ranks send rank 0 (cplan.c, rows_from_ranks). */
-static int exact_rows(const struct plan_ctx *ctx, const struct partition *part, struct comm *out)
-{
-    return comm_build(ctx->comm_arg, part, 0, out);
-}
-
-/* The plan as the MPI engine makes it (cplan.c, plan_on_root): on the
- * ranks' summaries (their spans, or SUMMARY_RUNS byte quantiles for a
- * strategy that reads the distribution) with each rank's exact row of C.
- * Not auto, which first asks whether to gather the quantiles. */
-static int plan_as_engine(const struct tacio_pattern *pat, const struct tacio_topo *t,
-                          const struct tacio_hints *h, struct tacio_plan **out)
-{
-    const struct tacio_strategy *st = strategy_find(h->strategy);
-    if (!st || st->wants_distribution)
-        return tacio_fail(TACIO_EINVAL, "tacio-roundfloor plans every strategy but auto");
-    struct tacio_pattern *sum = NULL;
-    int rc = pattern_summarize(pat, st->reads_distribution ? SUMMARY_RUNS : 1, &sum);
-    struct plan_ctx ctx = {sum, t, h, 0, 0, exact_rows, (void *)pat, 0, true};
-    if (!rc)
-        pattern_range(sum, &ctx.lo, &ctx.hi);
-    rc = rc ? rc : plan_run(&ctx, st, out);
-    tacio_pattern_free(sum);
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 5) {
@@ -380,7 +354,7 @@ int main(int argc, char **argv)
         *eq = '\0';
         rc = tacio_hints_set(h, argv[i], eq + 1);
     }
-    rc = rc ? rc : plan_as_engine(pat, topo, h, &plan);
+    rc = rc ? rc : tacio_plan_compute_as_engine(pat, topo, h, &plan);
     if (rc)
         return die("cannot plan the job");
     printf("{\"plan\": ");

@@ -231,22 +231,65 @@ static int check_job(const struct tacio_pattern *pat, const struct tacio_topo *t
     return 0;
 }
 
+/* The job's strategy, after the checks both entry points make. */
+static int job_strategy(const struct tacio_pattern *pat, const struct tacio_topo *topo,
+                        const struct tacio_hints *hints, const struct tacio_strategy **s)
+{
+    int rc = check_job(pat, topo);
+    if (rc)
+        return rc;
+    *s = strategy_find(hints->strategy);
+    if (!*s)
+        return tacio_fail(TACIO_EINVAL, "unknown strategy '%s'; expected one of %s",
+                          hints->strategy, strategy_names());
+    return 0;
+}
+
+/* ctx->pat's range, which must hold a byte (or fixed accesses). */
+static int plan_range(struct plan_ctx *ctx)
+{
+    pattern_range(ctx->pat, &ctx->lo, &ctx->hi);
+    if (ctx->lo >= ctx->hi && !ctx->pat->nfixed)
+        return tacio_fail(TACIO_EINVAL, "no rank accesses any byte: nothing to plan");
+    return 0;
+}
+
 int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo *topo,
                        const struct tacio_hints *hints, struct tacio_plan **out)
 {
     *out = NULL;
-    int rc = check_job(pat, topo);
-    if (rc)
-        return rc;
-    const struct tacio_strategy *s = strategy_find(hints->strategy);
-    if (!s)
-        return tacio_fail(TACIO_EINVAL, "unknown strategy '%s'; expected one of %s",
-                          hints->strategy, strategy_names());
+    const struct tacio_strategy *s;
+    int rc = job_strategy(pat, topo, hints, &s);
     struct plan_ctx ctx = {pat, topo, hints, 0, 0, NULL, NULL, 0, true};
-    pattern_range(pat, &ctx.lo, &ctx.hi);
-    if (ctx.lo >= ctx.hi && !pat->nfixed)
-        return tacio_fail(TACIO_EINVAL, "no rank accesses any byte: nothing to plan");
-    return plan_run(&ctx, s, out);
+    rc = rc ? rc : plan_range(&ctx);
+    return rc ? rc : plan_run(&ctx, s, out);
+}
+
+/* C as the engine's rank 0 gets it: each rank's exact row, from the whole
+ * pattern (comm_arg), whatever the summary planned on. */
+static int exact_rows(const struct plan_ctx *ctx, const struct partition *part, struct comm *out)
+{
+    return comm_build(ctx->comm_arg, part, 0, out);
+}
+
+int tacio_plan_compute_as_engine(const struct tacio_pattern *pat, const struct tacio_topo *topo,
+                                 const struct tacio_hints *hints, struct tacio_plan **out)
+{
+    *out = NULL;
+    const struct tacio_strategy *s;
+    int rc = job_strategy(pat, topo, hints, &s);
+    if (!rc && s->wants_distribution)
+        rc = tacio_fail(TACIO_EINVAL,
+                        "the engine's view plans every strategy but %s, which first asks the "
+                        "ranks whether to send their byte quantiles",
+                        s->name);
+    struct tacio_pattern *sum = NULL; /* what rank 0 sees: src/exec/cplan.c */
+    rc = rc ? rc : pattern_summarize(pat, s->reads_distribution ? SUMMARY_RUNS : 1, &sum);
+    struct plan_ctx ctx = {sum, topo, hints, 0, 0, exact_rows, (void *)pat, 0, true};
+    rc = rc ? rc : plan_range(&ctx);
+    rc = rc ? rc : plan_run(&ctx, s, out);
+    tacio_pattern_free(sum);
+    return rc;
 }
 
 void tacio_plan_free(struct tacio_plan *p)

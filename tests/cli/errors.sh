@@ -61,6 +61,8 @@ expect_error "6 x 6" plan --pattern cube:n=8 --procs 8 --topology "dist:$DATA/ta
 expect_error "memory spec" plan --pattern cube:n=8 --procs 8 --topology "$T" --memory lots
 expect_error "--procs" plan --pattern cube:n=8 --procs 0 --topology "$T"
 expect_error "show-cost" plan --pattern cube:n=64 --procs 512 --topology tree:racks=4,nodes=16,cores=8 --show-cost
+expect_error "every strategy but auto" plan --pattern cube:n=8 --procs 8 --topology "$T" --strategy auto --as-engine
+expect_error "as-engine goes with tacio plan" compare --pattern cube:n=8 --procs 8 --topology "$T" --as-engine
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -65,8 +65,9 @@ done
 # mccio and cuts plan on the ranks' access summaries (SUMMARY_RUNS byte
 # quantiles each, cplan.c), where `tacio plan` reads the whole pattern:
 # mccio's leaves then differ here (cube: 1495405 hop-bytes on the
-# summaries, 1502208 on the pattern). tacio-roundfloor plans as the engine
-# does (bench/smpi --certify's plans): its hop-bytes and busiest link are
+# summaries, 1502208 on the pattern). `tacio plan --as-engine` plans as the
+# engine does (tacio_plan_compute_as_engine, which tacio-roundfloor and so
+# bench/smpi --certify plan with too): its hop-bytes and busiest link are
 # the engine's exactly.
 engine_plan_case() { # NP PATTERN N PLAN_PATTERN STRATEGY
     local hint='cb_config_list=*:1' line got want
@@ -74,11 +75,12 @@ engine_plan_case() { # NP PATTERN N PLAN_PATTERN STRATEGY
     echo "$line"
     grep -q "buffer_wrong=0 file_wrong=0" <<<"$line" || { ko "$2 $5: wrong data: $line"; return; }
     got=$(grep -o 'hop_bytes=[0-9]* max_link_load=[0-9]*' <<<"$line")
-    want=$("$tacio-roundfloor" "$4" "$1" "$topo" scatter:seed=2 "$hint" "tacio_strategy=$5" |
-        python3 -c 'import json, sys; d = json.load(sys.stdin)["plan"]
+    want=$("$tacio" plan --pattern "$4" --procs "$1" --topology "$topo" --placement scatter:seed=2 \
+        --hint "$hint" --strategy "$5" --as-engine --json |
+        python3 -c 'import json, sys; d = json.load(sys.stdin)
 print("hop_bytes=%d max_link_load=%d" % (d["hop_bytes"], d["max_link_load"]))')
     [ -n "$got" ] && [ "$got" = "$want" ] && passed=$((passed + 1)) ||
-        ko "$2 $5: engine $got, tacio-roundfloor $want"
+        ko "$2 $5: engine $got, tacio plan --as-engine $want"
 }
 engine_plan_case 64 cube 48 cube:n=48 mccio
 engine_plan_case 36 btio8 48 btio:n=48,elem=8 mccio

@@ -134,6 +134,47 @@ static void order(tacio_plan_t tsujita, tacio_plan_t romio, tacio_topo_t topo)
     CHECK(s == NULL);
 }
 
+/* The engine's view (tacio_plan_compute_as_engine): on cube 48 at 64
+ * ranks mccio's FDs, cut at the ranks' 16 byte quantiles, move from the
+ * closed form's (1495405 hop-bytes against 1502208, the engine's own under
+ * SMPI: tests/smpi/smoke.sh); romio's, on spans, do not; auto is refused. */
+static void as_engine(void)
+{
+    tacio_topo_t t;
+    tacio_pattern_t pat;
+    tacio_hints_t h;
+    CHECK_EQ(tacio_topo_parse("tree:racks=4,nodes=20,cores=12", &t), 0);
+    CHECK_EQ(tacio_pattern_parse("cube:n=48", 64, &pat), 0);
+    CHECK_EQ(tacio_topo_place(t, "scatter:seed=2", 64), 0);
+    CHECK_EQ(tacio_hints_new(&h), 0);
+    CHECK_EQ(tacio_hints_set(h, "cb_config_list", "*:1"), 0);
+    const char *strategies[] = {"mccio", "romio"};
+    int64_t want[][2] = {{1495405, 1502208}, {1502208, 1502208}};
+    for (int i = 0; i < 2; i++) {
+        tacio_plan_t engine = NULL, closed = NULL;
+        struct tacio_plan_metrics me, mc;
+        CHECK_EQ(tacio_hints_set(h, "tacio_strategy", strategies[i]), 0);
+        CHECK_EQ(tacio_plan_compute_as_engine(pat, t, h, &engine), 0);
+        CHECK_EQ(tacio_plan_compute(pat, t, h, &closed), 0);
+        if (engine && closed) {
+            tacio_plan_get_metrics(engine, &me);
+            tacio_plan_get_metrics(closed, &mc);
+            CHECK_EQ(me.hop_bytes, want[i][0]);
+            CHECK_EQ(mc.hop_bytes, want[i][1]);
+            CHECK_EQ(me.total_bytes, mc.total_bytes);
+        }
+        tacio_plan_free(engine);
+        tacio_plan_free(closed);
+    }
+    tacio_plan_t none = NULL;
+    CHECK_EQ(tacio_hints_set(h, "tacio_strategy", "auto"), 0);
+    CHECK_EQ(tacio_plan_compute_as_engine(pat, t, h, &none), TACIO_EINVAL);
+    CHECK(none == NULL);
+    tacio_hints_free(h);
+    tacio_pattern_free(pat);
+    tacio_topo_free(t);
+}
+
 int main(void)
 {
     /* the header's version, the library's, and the project's (CMake's
@@ -141,6 +182,7 @@ int main(void)
     CHECK_EQ(TACIO_API_VERSION, TACIO_PROJECT_VERSION);
     CHECK_EQ(tacio_api_get_version(), TACIO_PROJECT_VERSION);
     registry();
+    as_engine();
     tacio_topo_t topo, topo2;
     tacio_pattern_t pat, pat2;
     tacio_plan_t p = plan_of("tsujita", &topo, &pat), r = plan_of("romio", &topo2, &pat2);
