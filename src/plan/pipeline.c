@@ -258,7 +258,7 @@ int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo 
                        const struct tacio_hints *hints, struct tacio_plan **out)
 {
     *out = NULL;
-    const struct tacio_strategy *s;
+    const struct tacio_strategy *s = NULL;
     int rc = job_strategy(pat, topo, hints, &s);
     struct plan_ctx ctx = {pat, topo, hints, 0, 0, NULL, NULL, 0, true};
     rc = rc ? rc : plan_range(&ctx);
@@ -276,7 +276,7 @@ int tacio_plan_compute_as_engine(const struct tacio_pattern *pat, const struct t
                                  const struct tacio_hints *hints, struct tacio_plan **out)
 {
     *out = NULL;
-    const struct tacio_strategy *s;
+    const struct tacio_strategy *s = NULL;
     int rc = job_strategy(pat, topo, hints, &s);
     if (!rc && s->wants_distribution)
         rc = tacio_fail(TACIO_EINVAL,
