@@ -21,6 +21,8 @@
  * plan's, on the topology the engine placed its hosts on). Before it, as
  * each call goes, rank 0 prints its own progress on the simulated clock:
  *   progress call=write|read start=T, then end=T, then slowest=S
+ * and between start and end, as rank 0 enters each step's agreement:
+ *   progress call=write|read step=R steps=N entered=T
  * and a simulation stopped by its CPU limit (SIGXCPU: bench/smpi
  * --cpu-limit) says on stderr how far its clock got:
  *   smpibench: stopped at simulated t=T
@@ -33,6 +35,7 @@
 #include "exec/backend.h"
 #ifdef SMPI_SHARED_MALLOC /* smpicc (SimGrid's mpi.h); bench/lab builds it with mpicc */
 #include "exec/backend/sim.h"
+#include "exec/observe.h"
 #include <signal.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
@@ -161,6 +164,18 @@ static void say_clock(int sig)
     raise(sig);
 }
 
+/* Rank 0's progress through a call's steps (rounds.h's observer): the
+ * clock as it enters step's agreement, its own transfers of the step done.
+ * No transfer of a later step has begun then, so a call rank 0 was in
+ * lasts at least this time minus its start plus the floors of its later
+ * steps (bench/smpi --certify). */
+static void step_done(bool is_write, int64_t step, int64_t steps)
+{
+    printf("progress call=%s step=%lld steps=%lld entered=%.9f\n", is_write ? "write" : "read",
+           (long long)step, (long long)steps, MPI_Wtime());
+    fflush(stdout);
+}
+
 /* TACIO_SIM_STOP_AT's timer: a daemon actor (the simulation does not wait
  * for it) asleep until T, then the stop SIGXCPU makes. It shares no
  * resource with the ranks, so their simulation up to T is the same. */
@@ -249,6 +264,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
 #ifdef SMPI_SHARED_MALLOC
     signal(SIGXCPU, say_clock); /* one process: every rank's copy installs the same */
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (me == 0)
+        rounds_observe(step_done); /* privatized: rank 0's engine only */
 #endif
     struct pattern pat;
     if (argc != 5 || pattern_shape(&pat, argv[2], atoll(argv[3]))) {

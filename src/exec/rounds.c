@@ -587,10 +587,27 @@ static void place_staged(struct call *c, struct slot *s, int64_t r)
                         s->indata[k], true);
 }
 
-/* The round's agreement; the last one also takes the call's peaks (stats). */
-static int round_agree(struct call *c, bool last, int local)
+static rounds_observer observer;
+
+void rounds_observe(rounds_observer fn)
 {
-    return last ? call_agree_last(c, local) : agree(c->f->comm, local);
+    observer = fn;
+}
+
+/* The steps a call runs: its rounds, and a pipelined read's late answers. */
+static int64_t rounds_steps(const struct call *c)
+{
+    return c->s->rounds + (!c->is_write && c->s->pipelined);
+}
+
+/* Step r's agreement, which this rank enters once its transfers of the
+ * step are done; the last one also takes the call's peaks (stats). */
+static int round_agree(struct call *c, int64_t r, int local)
+{
+    int64_t steps = rounds_steps(c);
+    if (observer)
+        observer(c->is_write, r, steps);
+    return r == steps - 1 ? call_agree_last(c, local) : agree(c->f->comm, local);
 }
 
 /* Write: headers; the aggregator lays out its window and reads the holes
@@ -629,7 +646,7 @@ static int write_round(struct call *c, int64_t r, int local)
         window_io_start(s, c->s->pipelined && !last);
     if (last)
         local = window_io_join(c, s, local);
-    return round_agree(c, last, local);
+    return round_agree(c, r, local);
 }
 
 /* ---- read rounds ---- */
@@ -720,7 +737,7 @@ static int read_round(struct call *c, int64_t r, int local)
         local = read_answers(c, &rs->s[(r - lag) % 2], r - lag, local);
     if (lag && r < rounds)
         local = window_io_join(c, s, local);
-    return round_agree(c, r == rounds - 1 + lag, local);
+    return round_agree(c, r, local);
 }
 
 /* ---- the rounds ---- */
@@ -745,7 +762,7 @@ int rounds_run(struct call *c, int local)
 {
     struct rstate *rs = c->s->rounds_state;
     rs->s[0].c = rs->s[1].c = c;
-    int64_t steps = c->s->rounds + (!c->is_write && c->s->pipelined); /* reads answer late */
+    int64_t steps = rounds_steps(c);
     int rc = local;
     bool agreed = false;
     for (int64_t r = 0; !agreed && r < steps; r++) {

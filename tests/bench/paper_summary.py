@@ -117,6 +117,45 @@ def check_stopped_times(bench):
               and got["at_least_s"] <= want, f"stopped_times({out!r}): {got}, want {want}")
     got = bench.stopped_times(done_write, "Killed\n")
     check(got == {}, f"a stop without the clock proves nothing: {got}")
+    # rank 0's steps: the last one it entered, in the call it was in
+    steps = ("progress call=write step=0 steps=10 entered=1.000000000\n"
+             "progress call=write step=1 steps=10 entered=1.500000000\n")
+    for out, want in (("progress call=write start=0.500000000\n" + steps,
+                       dict(at_least_write_s=8.0, steps_done_write=2, steps_write=10,
+                            step_entered_write_s=1.0)),
+                      (done_write + "progress call=read start=6.000000000\n"
+                       + steps.replace("write", "read").replace("=1.", "=7."),
+                       dict(at_least_write_s=5.2, at_least_read_s=2.5, steps_done_read=2,
+                            steps_read=10, step_entered_read_s=1.5)),
+                      ("progress call=write start=0.500000000\n" + steps
+                       + "progress call=write end=2.000000000\n", dict(at_least_write_s=1.5))):
+        got = bench.stopped_times(out, stop)
+        del got["stopped_at_s"], got["at_least_s"]
+        check(got == want, f"stopped_times' steps ({out!r}): {got}, want {want}")
+
+
+def check_stopped_bound(bench):
+    """What a stopped run proves with its plan's floors (stopped_bound):
+    floors of 4 s a call in 8 steps of 0.5 s. Rank 0 entered the 4th step's
+    agreement of the write 3 s in: the write takes at least 3 + 4 x 0.5,
+    the read its floor; with the write done (5.5 s) and 2 steps of the read
+    1.5 s in, 5.5 + 1.5 + 6 x 0.5; steps counted otherwise than the plan's,
+    or no steps said (a run stored before they were), the floors and the
+    times seen only."""
+    floors, steps = (4.0, 4.0), ([0.5] * 8, [0.5] * 8)
+    cases = ((dict(at_least_write_s=3.2, steps_done_write=4, steps_write=8,
+                   step_entered_write_s=3.0), 9.0),
+             (dict(at_least_write_s=5.5, at_least_read_s=1.6, steps_done_read=2, steps_read=8,
+                   step_entered_read_s=1.5), 10.0),
+             (dict(at_least_write_s=3.2, steps_done_write=4, steps_write=9,
+                   step_entered_write_s=3.0), 8.0),
+             (dict(at_least_write_s=5.5, at_least_read_s=4.5), 10.0),
+             (dict(at_least_s=3.2), 8.0))
+    for r, want in cases:
+        got = bench.stopped_bound(r, floors, steps)
+        check(abs(got - want) < 1e-9, f"stopped_bound({r}): {got}, want {want}")
+    check(bench.stopped_bound(cases[0][0], floors, None) == 8.0,
+          "no step floors (a routed platform): the call floors only")
 
 
 def check_precision(src, tacio, bench, work):
@@ -224,6 +263,7 @@ def check_certify(src, tacio, bench, work):
               and got.get("settled") == settled
               and f"settled_by_stopped_run={1 if settled == 'yes' else 0}" in out,
               f"romio@2 stopped at {proved}: {got} {out} {err}")
+    check_certify_steps(src, tacio, bench, work, slow, path)
     # a stored run under what a stopped attempt of it proved fails the bench
     proved = dict(attempt, strategy="tatp", aggs_per_host=1, at_least_s=30.0)
     with open(path, "w") as f:
@@ -258,6 +298,53 @@ def check_certify(src, tacio, bench, work):
     rc, out, err = certify(src, tacio, path)
     check(rc == 0 and "unrun_runs=1 settled_by_floor=1" in out
           and "auto_within_10pct_certified=1/1\n" in out, f"a certified job: rc {rc} {out} {err}")
+
+
+def check_certify_steps(src, tacio, bench, work, slow, path):
+    """A stopped attempt of romio@2 (auto's 20 s; 18.19 s settles it) that
+    finished its write and was stopped halfway through its read's steps:
+    with its plan's floors (the write's time, then the read's time to its
+    last step's agreement and the floors of the steps after) it proves
+    19 s where its own times prove under 18; a stop proving 18 s does not
+    settle it; nor does 19 s when the planner's plans of romio are not the
+    engine's (the floors are then not its plan's); and a shorter attempt
+    stored after it does not replace it."""
+    key = bench.PAPER_QUICK[0]
+    loads, plat = bench.engine_plan(work, tacio, key, "romio", 2)
+    rates = bench.platform_rates(plat)
+    steps = bench.round_step_seconds(key, loads, rates)
+    floors = bench.call_floors(loads["plan"], rates, tuple(map(sum, steps)))
+    write, done = floors[0] + 0.1, len(steps[1]) // 2
+    after = sum(steps[1][done:])
+
+    def attempt(proves, went=10.0):
+        entered = proves - write - after
+        r = dict(run("inspur", 64, "romio", 2, 0, 0, 0), status="unfinished", cpu_s=60,
+                 cpu_limit_s=60, stopped_at_s=went, at_least_write_s=write,
+                 at_least_read_s=entered + 0.001, steps_done_read=done,
+                 steps_read=len(steps[1]), step_entered_read_s=entered,
+                 at_least_s=write + entered + 0.001)
+        for f in ("write_s", "read_s", "io_floor_s"):
+            del r[f]
+        return r
+    own = attempt(19.0)["at_least_s"]
+    check(own < 18 and floors[1] < 19.0 - write, f"romio@2's own times prove {own}: {floors}")
+    shorter = dict(run("inspur", 64, "romio", 2, 0, 0, 0), status="unfinished", cpu_s=30,
+                   cpu_limit_s=60, stopped_at_s=5.0, at_least_s=4.9)
+    for f in ("write_s", "read_s", "io_floor_s"):
+        del shorter[f]
+    off = [dict(slow[0], max_link_load=str(int(slow[0]["max_link_load"]) + 1))] + slow[1:]
+    for runs, proved, settled in ((slow + [attempt(19.0)], "19.000", "yes"),
+                                  (slow + [attempt(19.0), shorter], "19.000", "yes"),
+                                  (slow + [attempt(18.0)], "18.000", "no"),
+                                  (off + [attempt(19.0)], f"{own:.3f}", "no")):
+        with open(path, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in runs)
+        rc, out, err = certify(src, tacio, path)
+        got = {l["run"]: l for l in lines_of(out, "paper_unrun ")}.get("romio@2", {})
+        check(rc == 0 and got.get("stopped_at_least_s") == proved
+              and got.get("settled") == settled,
+              f"romio@2 stopped in its read's steps, proving {proved}: {got} {out} {err}")
 
 
 def staged(r, st2, shift=0.0):
@@ -531,6 +618,7 @@ def main():
         bench = load_bench(src)
         check_precision(src, tacio, bench, work)
         check_stopped_times(bench)
+        check_stopped_bound(bench)
         check_certify(src, tacio, bench, work)
         check_twins(src, tacio, bench, work)
         check_round_floor(bench, work, tacio)

@@ -10,7 +10,9 @@
 #    topology and placement (with hosts placed in order they would not);
 #  - simulated times are positive;
 #  - a run stopped early (CPU limit, simulated time) proves a time under
-#    the whole run's (bench/smpi's stopped_times).
+#    the whole run's (bench/smpi's stopped_times), with its plan's floors
+#    too (stopped_bound), and at every step of the whole run the time to
+#    it plus the floors of the steps after stay under the call's.
 # usage: smoke.sh SOURCE_DIR TACIO
 set -u
 src=$1
@@ -202,22 +204,27 @@ pipeline_case disable
 # proves from each is under the whole run's write + read (cube 1600^3
 # data-free at 64 ranks: about 9 CPU-seconds whole, 11 simulated).
 stop_case() {
-    local hint='cb_config_list=*:1' full by_cpu by_clock
-    full=$(sim_line 1 64 cube 1600 romio "$hint")
-    by_cpu=$(
+    local hint='cb_config_list=*:1' out=$work/stop # the outputs: thousands of lines
+    sim_out 1 64 cube 1600 romio "$hint" >"$out.full"
+    (
         ulimit -St 3
         sim_out 1 64 cube 1600 romio "$hint"
-    )
-    by_clock=$(TACIO_SIM_STOP_AT=7.5 sim_out 1 64 cube 1600 romio "$hint")
-    python3 - "$src" "$full" "$by_cpu" "$by_clock" <<'PY' && passed=$((passed + 1)) ||
-import importlib.machinery, re, sys, types
-src, full, by_cpu, by_clock = sys.argv[1:]
+    ) >"$out.cpu"
+    TACIO_SIM_STOP_AT=7.5 sim_out 1 64 cube 1600 romio "$hint" >"$out.clock"
+    "$tacio-roundfloor" cube:n=1600 64 "$topo" scatter:seed=2 "$hint" tacio_strategy=romio \
+        >"$out.loads"
+    python3 - "$src" "$out" "$work/p64" <<'PY' && passed=$((passed + 1)) ||
+import importlib.machinery, json, re, sys, types
+src, out, plat = sys.argv[1:]
+full, by_cpu, by_clock, loads = (open(f"{out}.{what}").read()
+                                 for what in ("full", "cpu", "clock", "loads"))
 loader = importlib.machinery.SourceFileLoader("smpi_bench", src + "/bench/smpi/run")
 sys.dont_write_bytecode = True
 bench = types.ModuleType(loader.name)
 bench.__file__ = loader.path
 loader.exec_module(bench)
-whole = dict(kv.split("=", 1) for kv in full.split() if "=" in kv)
+whole = dict(kv.split("=", 1) for line in full.splitlines() if line.startswith("pattern=")
+             for kv in line.split())
 total = float(whole["write_s"]) + float(whole["read_s"])
 ok = True
 for out in (by_cpu, by_clock):
@@ -228,9 +235,33 @@ got = bench.stopped_times(by_clock, by_clock)
 write = re.search(r"^progress call=write slowest=(\S+)$", by_clock, re.M)
 ok = ok and got.get("stopped_at_s") == 7.5 and write is not None and \
     abs(float(write.group(1)) - float(whole["write_s"])) < 1e-6
+# the steps' floors (the smoke's tree is bench's inspur): in the whole
+# run, at every step rank 0 entered, the time to it plus the floors of
+# the steps after stay under the call's time; so do the stopped runs'
+# bounds with their plan's floors
+loads = json.loads(loads)
+ok = ok and loads["plan"]["hop_bytes"] == int(whole["hop_bytes"])
+rates = bench.platform_rates(plat)
+steps = bench.round_step_seconds(("inspur",), loads, rates)
+floors = bench.call_floors(loads["plan"], rates, tuple(map(sum, steps)))
+for i, call in enumerate(("write", "read")):
+    seen = [dict(kv.split("=", 1) for kv in line.split()[1:]) for line in full.splitlines()
+            if line.startswith(f"progress call={call} ")]
+    start = float(next(p["start"] for p in seen if "start" in p))
+    took = float(whole[f"{call}_s"])
+    entered = [(int(p["step"]), int(p["steps"]), float(p["entered"])) for p in seen if "step" in p]
+    worst = max(e - start + sum(steps[i][k + 1:]) - took for k, _, e in entered)
+    print(f"{call}: {len(entered)} steps, the floor after each at most {worst:.6f} s over")
+    ok = ok and [k for k, _, _ in entered] == list(range(len(steps[i]))) and \
+        all(n == len(steps[i]) for _, n, _ in entered) and worst <= 1e-9
+for out in (by_cpu, by_clock):
+    bound = bench.stopped_bound(bench.stopped_times(out, out), floors, steps)
+    print(f"with the floors: {bound:.6f} s")
+    ok = ok and bound <= total
+ok = ok and "steps_done_read" in got
 sys.exit(0 if ok else 1)
 PY
-        ko "stopped runs' bounds: $full / $(grep -v INFO <<<"$by_cpu$by_clock" | tail -12)"
+        ko "stopped runs' bounds: $(cat "$out.full" "$out.cpu" "$out.clock" | grep -v INFO | grep -v step= | tail -20)"
 }
 stop_case
 echo "smpi smoke: $passed passed, $failed failed"
