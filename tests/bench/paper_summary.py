@@ -141,7 +141,8 @@ def check_stopped_bound(bench):
     the read its floor; with the write done (5.5 s) and 2 steps of the read
     1.5 s in, 5.5 + 1.5 + 6 x 0.5; steps counted otherwise than the plan's,
     or no steps said (a run stored before they were), the floors and the
-    times seen only."""
+    times seen only. Stopped 3.9 s into the write with 4 steps done, the
+    step it was in had not ended: 3.9 + 3 x 0.5 then."""
     floors, steps = (4.0, 4.0), ([0.5] * 8, [0.5] * 8)
     cases = ((dict(at_least_write_s=3.2, steps_done_write=4, steps_write=8,
                    step_entered_write_s=3.0), 9.0),
@@ -150,7 +151,9 @@ def check_stopped_bound(bench):
              (dict(at_least_write_s=3.2, steps_done_write=4, steps_write=9,
                    step_entered_write_s=3.0), 8.0),
              (dict(at_least_write_s=5.5, at_least_read_s=4.5), 10.0),
-             (dict(at_least_s=3.2), 8.0))
+             (dict(at_least_s=3.2), 8.0),
+             (dict(at_least_write_s=3.9, steps_done_write=4, steps_write=8,
+                   step_entered_write_s=3.0), 9.4))
     for r, want in cases:
         got = bench.stopped_bound(r, floors, steps)
         check(abs(got - want) < 1e-9, f"stopped_bound({r}): {got}, want {want}")
