@@ -201,6 +201,11 @@ def check_precision(src, tacio, bench, work):
                            capture_output=True, text=True)
         check(p.returncode != 0 and "--maxmin-precision takes 0 < P < 1" in p.stderr,
               f"{bad} refused: rc {p.returncode} {p.stderr}")
+    for bad in (["--paper", "--stop-proving", "0"], ["--stop-proving", "10"]):
+        p = subprocess.run([os.path.join(src, "bench/smpi/run"), *bad],
+                           capture_output=True, text=True)
+        check(p.returncode != 0 and "--stop-proving takes simulated seconds > 0" in p.stderr,
+              f"{bad} refused: rc {p.returncode} {p.stderr}")
 
 
 def certify(src, tacio, *files):

@@ -12,7 +12,8 @@
 #  - a run stopped early (CPU limit, simulated time) proves a time under
 #    the whole run's (bench/smpi's stopped_times), with its plan's floors
 #    too (stopped_bound), and at every step of the whole run the time to
-#    it plus the floors of the steps after stay under the call's.
+#    it plus the floors of the steps after stay under the call's;
+#  - bench/smpi --stop-proving stops a run once it proves what was asked.
 # usage: smoke.sh SOURCE_DIR TACIO
 set -u
 src=$1
@@ -264,5 +265,40 @@ PY
         ko "stopped runs' bounds: $(cat "$out.full" "$out.cpu" "$out.clock" | grep -v INFO | grep -v step= | tail -20)"
 }
 stop_case
+# bench/smpi --stop-proving on the papers' quick job (cube 2000^3 at 64
+# ranks, romio at one per host): stopped once its progress proves 10.7 s
+# with its plan's floors (10.667 s alone), and what it proves stays under
+# the job's stored whole run (docs/figures/paper_runs.jsonl: 11.026 s)
+proving_case() {
+    local out=$work/proving.jsonl
+    "$src/bench/smpi/run" --paper --job inspur-scatter-cube-64 --strategies romio --per-host 1 \
+        --stop-proving 10.7 --tacio "$tacio" --results "$out" >"$work/proving.log" 2>&1
+    python3 - "$src" "$tacio" "$out" "$work" <<'PY' && passed=$((passed + 1)) ||
+import importlib.machinery, json, sys, types
+src, tacio, out, work = sys.argv[1:]
+loader = importlib.machinery.SourceFileLoader("smpi_bench", src + "/bench/smpi/run")
+sys.dont_write_bytecode = True
+bench = types.ModuleType(loader.name)
+bench.__file__ = loader.path
+loader.exec_module(bench)
+r = json.loads(open(out).read())
+key = bench.PAPER_QUICK[0]
+loads, plat = bench.engine_plan(work, tacio, key, "romio", 1)
+rates = bench.platform_rates(plat)
+steps = bench.round_step_seconds(key, loads, rates)
+floors = bench.call_floors(loads["plan"], rates, tuple(map(sum, steps)))
+whole = [s for s in map(json.loads, open(src + "/docs/figures/paper_runs.jsonl"))
+         if bench.by_job([s]).get(key) and s["strategy"] == "romio" and s["aggs_per_host"] == 1
+         and not s.get("hints")]
+total = float(whole[-1]["write_s"]) + float(whole[-1]["read_s"])
+bound = bench.stopped_bound(r, floors, steps)
+print(f"--stop-proving 10.7: stopped at {r.get('stopped_at_s')} s, proves {bound:.6f} s "
+      f"(floors {sum(floors):.6f}), the whole run {total:.6f} s")
+sys.exit(0 if r["status"] == "unfinished" and r["stop_proving_s"] == 10.7
+         and 10.7 <= bound <= total and sum(floors) < 10.7 else 1)
+PY
+        ko "--stop-proving: $(tail -5 "$work/proving.log")"
+}
+proving_case
 echo "smpi smoke: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
