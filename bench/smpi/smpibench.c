@@ -164,8 +164,8 @@ static void say_clock(int sig)
     raise(sig);
 }
 
-/* Rank 0's progress through a call's steps (rounds.h's observer): the
- * clock as it enters step's agreement, its own transfers of the step done.
+/* Rank 0's progress through a call's steps (observe.h's observer): the
+ * clock as it enters the step's agreement, its own transfers of it done.
  * No transfer of a later step has begun then, so a call rank 0 was in
  * lasts at least this time minus its start plus the floors of its later
  * steps (bench/smpi --certify). */

@@ -587,7 +587,7 @@ static void place_staged(struct call *c, struct slot *s, int64_t r)
                         s->indata[k], true);
 }
 
-static rounds_observer observer;
+static rounds_observer observer; /* observe.h's: bench/smpi's progress, else NULL */
 
 void rounds_observe(rounds_observer fn)
 {
