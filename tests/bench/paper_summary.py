@@ -320,8 +320,7 @@ def check_certify_steps(src, tacio, bench, work, slow, path):
     key = bench.PAPER_QUICK[0]
     loads, plat = bench.engine_plan(work, tacio, key, "romio", 2)
     rates = bench.platform_rates(plat)
-    steps = bench.round_step_seconds(key, loads, rates)
-    floors = bench.call_floors(loads["plan"], rates, tuple(map(sum, steps)))
+    floors, steps = bench.plan_floors(key, loads, rates)
     write, done = floors[0] + 0.1, len(steps[1]) // 2
     after = sum(steps[1][done:])
 
@@ -406,7 +405,7 @@ def check_twins(src, tacio, bench, work):
 
 
 def check_round_floor(bench, work, tacio):
-    """The rounds' floor (bench's engine_plan and round_link_seconds,
+    """The rounds' floor (bench's engine_plan and round_step_seconds,
     tacio-roundfloor): the engine's plan (romio's on cube 64 is the tacio
     command's); the engine's rounds (8 MiB windows: pipelined rounds halve
     the 16 MiB cb_buffer_size), their data adding up to the plan's link by
@@ -452,10 +451,10 @@ def check_round_floor(bench, work, tacio):
     key = ("bluelight", "scatter:seed=1", "btio8", 625)
     loads, plat = bench.engine_plan(work, tacio, key, "lustre", 1)
     rates = bench.platform_rates(plat)
-    whole = bench.run_floor(loads["plan"], rates) / 2
-    write, read = bench.round_link_seconds(key, loads, rates)
+    whole = sum(bench.call_floors(loads["plan"], rates)) / 2
+    write, read = map(sum, bench.round_step_seconds(key, loads, rates))
     check(min(write, read) > 1.05 * whole
-          and bench.run_floor(loads["plan"], rates, (write, read)) == write + read,
+          and sum(bench.call_floors(loads["plan"], rates, (write, read))) == write + read,
           f"lustre's rounds' floor {write}, {read} against the exchange's {whole}")
 
 

@@ -243,8 +243,7 @@ ok = ok and got.get("stopped_at_s") == 7.5 and write is not None and \
 loads = json.loads(loads)
 ok = ok and loads["plan"]["hop_bytes"] == int(whole["hop_bytes"])
 rates = bench.platform_rates(plat)
-steps = bench.round_step_seconds(("inspur",), loads, rates)
-floors = bench.call_floors(loads["plan"], rates, tuple(map(sum, steps)))
+floors, steps = bench.plan_floors(("inspur",), loads, rates)
 for i, call in enumerate(("write", "read")):
     seen = [dict(kv.split("=", 1) for kv in line.split()[1:]) for line in full.splitlines()
             if line.startswith(f"progress call={call} ")]
@@ -285,8 +284,7 @@ r = json.loads(open(out).read())
 key = bench.PAPER_QUICK[0]
 loads, plat = bench.engine_plan(work, tacio, key, "romio", 1)
 rates = bench.platform_rates(plat)
-steps = bench.round_step_seconds(key, loads, rates)
-floors = bench.call_floors(loads["plan"], rates, tuple(map(sum, steps)))
+floors, steps = bench.plan_floors(key, loads, rates)
 whole = [s for s in map(json.loads, open(src + "/docs/figures/paper_runs.jsonl"))
          if bench.by_job([s]).get(key) and s["strategy"] == "romio" and s["aggs_per_host"] == 1
          and not s.get("hints")]
