@@ -215,15 +215,14 @@ stop_case() {
     "$tacio-roundfloor" cube:n=1600 64 "$topo" scatter:seed=2 "$hint" tacio_strategy=romio \
         >"$out.loads"
     python3 - "$src" "$out" "$work/p64" <<'PY' && passed=$((passed + 1)) ||
-import importlib.machinery, json, re, sys, types
+import json, re, sys
 src, out, plat = sys.argv[1:]
 full, by_cpu, by_clock, loads = (open(f"{out}.{what}").read()
                                  for what in ("full", "cpu", "clock", "loads"))
-loader = importlib.machinery.SourceFileLoader("smpi_bench", src + "/bench/smpi/run")
 sys.dont_write_bytecode = True
-bench = types.ModuleType(loader.name)
-bench.__file__ = loader.path
-loader.exec_module(bench)
+sys.path.insert(0, src + "/tests/bench")
+from paper_summary import load_bench  # bench/smpi/run as a module
+bench = load_bench(src)
 whole = dict(kv.split("=", 1) for line in full.splitlines() if line.startswith("pattern=")
              for kv in line.split())
 total = float(whole["write_s"]) + float(whole["read_s"])
@@ -273,13 +272,12 @@ proving_case() {
     "$src/bench/smpi/run" --paper --job inspur-scatter-cube-64 --strategies romio --per-host 1 \
         --stop-proving 10.7 --tacio "$tacio" --results "$out" >"$work/proving.log" 2>&1
     python3 - "$src" "$tacio" "$out" "$work" <<'PY' && passed=$((passed + 1)) ||
-import importlib.machinery, json, sys, types
+import json, sys
 src, tacio, out, work = sys.argv[1:]
-loader = importlib.machinery.SourceFileLoader("smpi_bench", src + "/bench/smpi/run")
 sys.dont_write_bytecode = True
-bench = types.ModuleType(loader.name)
-bench.__file__ = loader.path
-loader.exec_module(bench)
+sys.path.insert(0, src + "/tests/bench")
+from paper_summary import load_bench  # bench/smpi/run as a module
+bench = load_bench(src)
 r = json.loads(open(out).read())
 key = bench.PAPER_QUICK[0]
 loads, plat = bench.engine_plan(work, tacio, key, "romio", 1)
