@@ -5,7 +5,8 @@
 #   build-mpich/    the MPI engine with MPICH (a small share: it busy-polls)
 BUILD ?= build
 
-.PHONY: all deps build build-mpi test test-sanitize test-fuzz test-external demo bench clean
+.PHONY: all deps build build-mpi test test-heavy check-all test-sanitize test-fuzz test-external \
+	test-lab demo bench clean
 
 all: build build-mpi
 
@@ -24,10 +25,22 @@ build-mpi: deps
 	    -DTACIO_LARGE_TEST=OFF -DTACIO_WERROR=ON >/dev/null
 	@cmake --build build-mpich -j 2
 
+# What every change must pass, in minutes: the heavier suites are check-all's.
 test: build build-mpi
-	@cd $(BUILD) && ctest --output-on-failure
+	@cd $(BUILD) && ctest --output-on-failure -LE heavy
 	@cd build-openmpi && ctest --output-on-failure -L mpi
 	@cd build-mpich && ctest --output-on-failure -L mpi
+
+# The planner against every stored paper run, and the engine under SMPI.
+test-heavy: build
+	@cd $(BUILD) && ctest --output-on-failure -L heavy
+
+# Everything CI runs: make test, then the heavier suites.
+check-all: test test-heavy test-sanitize test-fuzz test-external test-lab
+
+# The namespace lab, small (root, network namespaces and tc).
+test-lab: build-mpi
+	@tests/lab/smoke.sh $(CURDIR)
 
 # AddressSanitizer + UBSan over the planning core and the Open MPI tests
 # (CI runs it after `make test`).

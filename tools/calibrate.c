@@ -1,6 +1,6 @@
 /* tacio-calibrate: measures, with MPI on the machine it runs on, what
- * auto's cost model needs, and prints it as the hints that set it (README
- * "auto"):
+ * auto's cost model needs, and prints it as the hints that set it (docs/strategies.md,
+ * "auto's cost model"):
  *   tacio_bw_link     large messages between two hosts (ping-pong)
  *   tacio_bw_uplink   the same between hosts under different switches of
  *                     --topology (which must name the hosts); else omitted

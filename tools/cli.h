@@ -4,7 +4,7 @@
 
 #define EXIT_BAD_INPUT 2
 
-/* "tacio: error: ..." on stderr; returns EXIT_BAD_INPUT. */
+/* "tacio: error: ..." on stderr; returns EXIT_BAD_INPUT (cli.c). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The library's message for a failure it returned (tacio_error_get_string),

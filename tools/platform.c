@@ -146,7 +146,7 @@ static double level_bw(const struct platform_opts *o, int level)
     return o->link_bw[level < o->nlevels ? level : o->nlevels - 1];
 }
 
-/* auto's cost model calibrated from the platform (README "auto"): hosts'
+/* auto's cost model calibrated from the platform (docs/strategies.md, "auto's cost model"): hosts'
  * links and the slowest level above them; on the tree, each host's disk for
  * one aggregator and for all of a host's, every job host's disk for the
  * whole; natively (no disks: each rank's I/O takes TACIO_SIM_IO_BW on its

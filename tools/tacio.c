@@ -4,7 +4,6 @@
 
 #include "cli.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +24,7 @@ static const char usage[] =
     "       tacio platform --topology T --procs N [--placement X] --out DIR\n"
     "                      [--network tree|native] [--link-bw B1,B2,...] [--latency L]\n"
     "                      [--disk-bw B] [--memory M]   (SimGrid platform.xml and\n"
-    "                      hostfile, README\n"
-    "                      \"Evaluating on a cluster you don't have\")\n"
+    "                      hostfile: docs/simulation.md)\n"
     "       tacio report   INPUT... --out DIR   (charts from TACIO_STATS, plans, bench/smpi\n"
     "                      results; needs python3 and matplotlib)\n"
     "       tacio list     strategies|patterns|topologies [--summary]   (the registries:\n"
@@ -90,25 +88,6 @@ struct options {
     const char *hint_key[MAX_HINTS];
     char *hint_val[MAX_HINTS];
 };
-
-int cli_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("tacio: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return EXIT_BAD_INPUT;
-}
-
-int cli_fail(int rc)
-{
-    char msg[TACIO_MAX_ERROR_STRING];
-    int len;
-    tacio_error_get_string(rc, msg, &len);
-    return cli_error("%s", msg);
-}
 
 static int fail(int rc)
 {

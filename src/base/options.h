@@ -26,6 +26,9 @@ struct opt_def {
     /* OPT_TEXT: 0 when the value is acceptable, else a TACIO_E* code with
      * the reason (tacio_fail); NULL accepts any text that fits */
     int (*check)(const char *key, const char *value);
+    /* What the option means, for people: docs/hints.md is generated from
+     * these texts (scripts/hints_doc.py) */
+    const char *help;
 };
 
 struct opt_table {

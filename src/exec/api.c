@@ -18,8 +18,8 @@
 /* Automatic independent I/O takes a run of at least this many bytes as
  * long enough to move from its owner. In one page cache (one machine, a
  * local file system) a pread costs about a memcpy, and independent reads
- * beat collective buffering from runs of about 1 KiB (bench/io, README
- * "Independent I/O"). A pwrite holds the file's inode lock, so the ranks'
+ * beat collective buffering from runs of about 1 KiB (bench/io,
+ * docs/architecture.md, "Independent I/O"). A pwrite holds the file's inode lock, so the ranks'
  * small writes queue behind each other, about 0.8 us a run on top of the
  * copy: measured at 4 ranks, Open MPI (bench/io's btio at 2400- and
  * 4000-byte rows and coarse at 9 and 16 KiB runs), collective buffering

@@ -4,27 +4,43 @@
 #include <string.h>
 
 #define FIELD(f) OPT_FIELD(struct exec_hints, f)
-#define SIZE(key, f, min, dflt)                                                                    \
+#define SIZE(key, f, min, dflt, help)                                                              \
     {                                                                                              \
-        key, OPT_SIZE, FIELD(f), min, dflt, NULL, NULL                                             \
+        key, OPT_SIZE, FIELD(f), min, dflt, NULL, NULL, help                                       \
     }
-#define TRISTATE(key, f)                                                                           \
+#define TRISTATE(key, f, help)                                                                     \
     {                                                                                              \
-        key, OPT_CHOICE, FIELD(f), 0, "automatic", opt_tristate, NULL                              \
+        key, OPT_CHOICE, FIELD(f), 0, "automatic", opt_tristate, NULL, help                        \
     }
 
 static const struct opt_def defs[] = {
-    TRISTATE("romio_cb_write", cb_write),
-    TRISTATE("romio_cb_read", cb_read),
-    SIZE("tacio_ind_min_piece", ind_min_piece, 1, NULL),
-    TRISTATE("tacio_pipeline", pipeline),
-    TRISTATE("tacio_recv_datatype", recv_datatype),
-    TRISTATE("tacio_node_aggregation", node_aggregation),
-    /* 0: automatic never gathers; nothing measured here paid (README) */
-    SIZE("tacio_node_agg_piece", node_agg_piece, 0, "0"),
-    SIZE("tacio_ranks_per_node", ranks_per_node, 1, NULL),
-    {"tacio_topology", OPT_TEXT, FIELD(topology), 0, NULL, NULL, NULL},
-    SIZE("tacio_mem_per_node", mem_per_node, 1, NULL),
+    TRISTATE("romio_cb_write", cb_write,
+             "ROMIO's: collective buffering of writes; automatic: only where it pays "
+             "(docs/architecture.md, independent I/O)"),
+    TRISTATE("romio_cb_read", cb_read, "ROMIO's: the same for reads"),
+    SIZE("tacio_ind_min_piece", ind_min_piece, 1, NULL,
+         "automatic collective buffering: a rank with a run shorter than this needs it; "
+         "unset: 2 KiB (read) or 8 KiB (write) in one page cache, else 256 KiB"),
+    TRISTATE("tacio_pipeline", pipeline,
+             "overlap a round's file I/O with the next round's exchange (two half windows); "
+             "automatic: when a file domain needs more than one window"),
+    TRISTATE("tacio_recv_datatype", recv_datatype,
+             "a write's aggregator receives scattered pieces into its window through a "
+             "datatype; automatic: under Open MPI for pieces of 256 bytes on average"),
+    TRISTATE("tacio_node_aggregation", node_aggregation,
+             "gather each host's data on its first rank before the shuffle; automatic: on "
+             "real hosts whose pieces average under tacio_node_agg_piece, or auto's choice"),
+    /* 0: automatic never gathers; nothing measured here paid (docs/architecture.md) */
+    SIZE("tacio_node_agg_piece", node_agg_piece, 0, "0",
+         "automatic node aggregation: the average piece size under which a host gathers; "
+         "0: never"),
+    SIZE("tacio_ranks_per_node", ranks_per_node, 1, NULL,
+         "virtual hosts of this many consecutive ranks; unset: the real hosts "
+         "(MPI_COMM_TYPE_SHARED)"),
+    {"tacio_topology", OPT_TEXT, FIELD(topology), 0, NULL, NULL, NULL,
+     "the network, as a tacio --topology spec (docs/cli.md); unset: one switch"},
+    SIZE("tacio_mem_per_node", mem_per_node, 1, NULL,
+         "a cap on each host's free memory, bytes, for mccio; unset: MemAvailable"),
 };
 static const struct opt_table table = {defs, sizeof defs / sizeof *defs};
 

@@ -14,7 +14,7 @@ struct exec_hints {
     struct tacio_hints core; /* the planner's */
     /* ROMIO's romio_cb_write / romio_cb_read: OPT_ENABLE (always collective
      * buffering), OPT_DISABLE (independent I/O), OPT_AUTOMATIC (decided per
-     * call: README "Independent I/O") */
+     * call: docs/architecture.md, "Independent I/O") */
     int cb_write, cb_read;
     int64_t ind_min_piece; /* automatic: a run shorter than this needs buffering; 0: the
                               file system's default (io_min_piece) */

@@ -124,7 +124,7 @@ static bool may_try(const struct tacio_file *f)
 
 /* enable, or auto and the host's pieces average under node_agg_piece bytes,
  * so a host's ranks would send many small messages to the aggregators
- * (README "Intra-node aggregation"); never past what an MPI count carries. */
+ * (docs/architecture.md, "Intra-node aggregation"); never past what an MPI count carries. */
 static bool wanted(const struct call *c, const struct nodeagg *a, bool chosen)
 {
     if (a->hsize == 1 || a->total_pieces == 0 || a->total_bytes > INT_MAX ||

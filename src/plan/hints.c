@@ -73,36 +73,60 @@ double hints_bw_factor(const struct tacio_hints *h, double bytes)
 const char *const solver_names[] = {"auto", "flow", "dense", NULL};
 
 #define FIELD(f) OPT_FIELD(struct tacio_hints, f)
-#define SIZE(key, f, min, dflt)                                                                    \
+#define SIZE(key, f, min, dflt, help)                                                              \
     {                                                                                              \
-        key, OPT_SIZE, FIELD(f), min, dflt, NULL, NULL                                             \
+        key, OPT_SIZE, FIELD(f), min, dflt, NULL, NULL, help                                       \
     }
-#define RATE(key, f, dflt)                                                                         \
+#define RATE(key, f, dflt, help)                                                                   \
     {                                                                                              \
-        key, OPT_DOUBLE, FIELD(f), 0, dflt, NULL, NULL                                             \
+        key, OPT_DOUBLE, FIELD(f), 0, dflt, NULL, NULL, help                                       \
     }
 
 static const struct opt_def defs[] = {
-    SIZE("cb_nodes", cb_nodes, 1, NULL),
-    SIZE("cb_buffer_size", cb_buffer_size, 1, "16m"),
-    {"cb_config_list", OPT_TEXT, FIELD(cb_config_list), 0, "*:1", NULL, check_config_list},
-    SIZE("striping_unit", striping_unit, 1, NULL),
-    SIZE("striping_factor", striping_factor, 1, NULL),
-    {"tacio_strategy", OPT_TEXT, FIELD(strategy), 0, "romio", NULL, check_strategy},
-    SIZE("tacio_msg_ind", msg_ind, 1, NULL),
-    SIZE("tacio_mem_min", mem_min, 0, NULL),
-    SIZE("tacio_aggs_per_host", aggs_per_host, 1, "1"),
-    SIZE("tacio_msg_group", msg_group, 0, NULL),
-    {"tacio_solver", OPT_CHOICE, FIELD(solver), 0, "auto", solver_names, NULL},
-    RATE("tacio_bw_link", bw_link, "12.5e9"),   /* 100 Gb/s links */
-    RATE("tacio_bw_uplink", bw_uplink, NULL),   /* between switches; unset: bw_link */
-    RATE("tacio_bw_copy", bw_copy, "4e9"),      /* between ranks of one host (shared memory) */
-    RATE("tacio_bw_agg_io", bw_agg_io, "2e9"),  /* one aggregator's writes */
-    RATE("tacio_bw_host_io", bw_host_io, NULL), /* a host's; unset: not charged */
-    RATE("tacio_bw_fs", bw_fs, "100e9"),        /* the file system's aggregate */
-    RATE("tacio_latency", latency, "2e-6"),     /* a message's flight (LogP's L) */
-    RATE("tacio_msg_overhead", msg_overhead, "1e-6"), /* a message's cost at an end (o) */
-    {"tacio_bw_factors", OPT_TEXT, FIELD(bw_factors), 0, "", NULL, check_bw_factors},
+    SIZE("cb_nodes", cb_nodes, 1, NULL,
+         "ROMIO's: the number of aggregators (file domains); unset: every rank "
+         "cb_config_list offers; clamped to those, not an error"),
+    SIZE("cb_buffer_size", cb_buffer_size, 1, "16m",
+         "ROMIO's: an aggregator's window per round, in bytes (at most 1 GiB)"),
+    {"cb_config_list", OPT_TEXT, FIELD(cb_config_list), 0, "*:1", NULL, check_config_list,
+     "ROMIO's: which ranks may aggregate, NAME[:N|:*],... with host names or *; a list "
+     "no host matches falls back to *:1"},
+    SIZE("striping_unit", striping_unit, 1, NULL,
+         "ROMIO's: the file system's stripe size; file domains are aligned to it"),
+    SIZE("striping_factor", striping_factor, 1, NULL,
+         "ROMIO's: the stripe count; lustre and tsujita make the aggregator count a multiple "
+         "or divisor of it"),
+    {"tacio_strategy", OPT_TEXT, FIELD(strategy), 0, "romio", NULL, check_strategy,
+     "how file domains are cut and assigned to aggregators (docs/strategies.md)"},
+    SIZE("tacio_msg_ind", msg_ind, 1, NULL,
+         "mccio: the smallest file domain its partition tree bisects to (the paper's "
+         "Msg_ind); unset: one leaf per aggregator slot"),
+    SIZE("tacio_mem_min", mem_min, 0, NULL,
+         "mccio: the free memory a host needs to aggregate (the paper's Mem_min); unset: "
+         "cb_buffer_size"),
+    SIZE("tacio_aggs_per_host", aggs_per_host, 1, "1",
+         "mccio: the most aggregators on one host (the paper's N_ah)"),
+    SIZE("tacio_msg_group", msg_group, 0, NULL,
+         "mccio: the bytes of one aggregation group (the paper's Msg_group); 0: one group"),
+    {"tacio_solver", OPT_CHOICE, FIELD(solver), 0, "auto", solver_names, NULL,
+     "latp and tatp's assignment solver: the min-cost flow on trees, the dense LAP, or "
+     "whichever fits the topology"},
+    RATE("tacio_bw_link", bw_link, "12.5e9",
+         "auto's model: a host's network link, bytes/s (default: 100 Gb/s)"),
+    RATE("tacio_bw_uplink", bw_uplink, NULL,
+         "auto's model: a link between switches, bytes/s; unset: tacio_bw_link"),
+    RATE("tacio_bw_copy", bw_copy, "4e9",
+         "auto's model: a copy between ranks of one host (shared memory), bytes/s"),
+    RATE("tacio_bw_agg_io", bw_agg_io, "2e9", "auto's model: one aggregator's file I/O, bytes/s"),
+    RATE("tacio_bw_host_io", bw_host_io, NULL,
+         "auto's model: one host's file I/O, bytes/s; unset: not charged"),
+    RATE("tacio_bw_fs", bw_fs, "100e9", "auto's model: the file system's aggregate, bytes/s"),
+    RATE("tacio_latency", latency, "2e-6", "auto's model: a message's flight time, s"),
+    RATE("tacio_msg_overhead", msg_overhead, "1e-6",
+         "auto's model: a message's cost at either end, s"),
+    {"tacio_bw_factors", OPT_TEXT, FIELD(bw_factors), 0, "", NULL, check_bw_factors,
+     "auto's model: the share of the link rate a message of a size gets, BYTES:FACTOR;... "
+     "(SimGrid's smpi/bw-factor form); empty: 1 at every size"},
 };
 static const struct opt_table table = {defs, sizeof defs / sizeof *defs};
 

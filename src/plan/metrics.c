@@ -282,7 +282,7 @@ static double round_tails(const struct tacio_hints *h, const struct tacio_plan *
     return (rounds - 1) * (double)plan->m.max_agg_mem / slow; /* the largest window */
 }
 
-/* auto's cost model, in seconds (README "auto's cost model"):
+/* auto's cost model, in seconds (docs/strategies.md, "auto's cost model"):
  *   shuffle  the slowest of: the busiest link, the busiest aggregator's NIC
  *            (off-host bytes), both at the share of their rate bw_factors
  *            gives the shuffle's mean crossing message (small messages
@@ -298,7 +298,7 @@ static double round_tails(const struct tacio_hints *h, const struct tacio_plan *
  *            not all the same link, so the rounds' maxima add up to more
  *            than the busiest link's total (fit under SMPI, cube 2000^3 at
  *            512 ranks: 5-8 ms of excess a round against 6.7 ms predicted,
- *            README "auto's cost model");
+ *            docs/strategies.md, "auto's cost model");
  *   both     pipelined rounds (more than one) overlap them: the longer one
  *            plus the shorter's share of one round; one round adds them;
  *   fixed    a latency per round (a round's messages fly at once, LogP's

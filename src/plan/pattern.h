@@ -123,7 +123,7 @@ int pattern_from_triplets(int nprocs, int nfds, int64_t n, const int *rank, cons
                           const int64_t *bytes, struct tacio_pattern **out);
 
 /* The pattern registry (pattern.c): a kind's name, its form as users write
- * it (the CLI's usage, `tacio list patterns`, the README's table and every
+ * it (the CLI's usage, `tacio list patterns`, docs/cli.md's table and every
  * "expected ..." message show this one string), a line on its meaning,
  * and its parser, which fills p from the spec for nprocs ranks. */
 struct spec;

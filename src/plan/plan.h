@@ -290,7 +290,8 @@ int assign_dense(const struct tacio_topo *t, const struct comm *c, bool latp_cos
 /* W[i][j] for one rank and FD (hop-bytes if FD j is served by rank i). */
 int64_t hop_bytes_of(const struct tacio_topo *t, const struct comm *c, int j, int rank);
 
-/* st-order: the explicit collection order of plan->order_rule, from C */
+/* st-order: the explicit collection order of plan->order_rule, from C
+ * (order.c) */
 int order_build(const struct tacio_topo *t, const struct comm *c, struct tacio_plan *plan);
 int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tacio_plan *plan);
 /* The same metrics from the pattern's rows, host by host, without holding

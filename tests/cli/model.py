@@ -2,7 +2,7 @@
 """auto's cost model, term by term, through `tacio plan --json`: changing one
 bandwidth hint must change model_seconds by exactly that term's bytes over
 the difference of the two rates, with the bytes taken from the plan itself
-(README "auto's cost model"):
+(docs/strategies.md, "auto's cost model"):
   - tacio_bw_uplink: the busiest link between switches (below a switch);
   - rounds after the first: one window each over the slowest link class;
   - tacio_bw_link: with the uplinks slow, a host's own links do not count;

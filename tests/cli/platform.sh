@@ -12,10 +12,7 @@ set -u
 TACIO=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/../lib.sh"
 
 "$TACIO" platform --topology tree:racks=4,nodes=20,cores=12 --procs 512 \
     --placement scatter:seed=1 --link-bw 40Gbps,20Gbps --out "$work/inspur" >"$work/out" &&
@@ -102,5 +99,4 @@ expect_error "required" --topology tree:racks=2,nodes=2,cores=1 --out "$work/x"
 expect_error "memory" --topology fattree:k=4,cores=2 --procs 8 --memory 1g --out "$work/x"
 expect_error "memory spec" --topology tree:racks=2,nodes=2,cores=1 --procs 2 --memory lots --out "$work/x"
 expect_error "unknown option" --topology tree:racks=2,nodes=2,cores=1 --procs 2 --out "$work/x" --bogus 1
-echo "platform: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+report platform

@@ -32,8 +32,8 @@ echo 'STRATEGY(toy)' >>"$work/src/plan/strategies/list.h"
 cmake -S "$work" -B "$work/b" -DTACIO_MPI=OFF >/dev/null
 cmake --build "$work/b" --target tacio -j2 >/dev/null
 tacio=$work/b/bin/tacio
-fail=0
-check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
+. "$src/tests/lib.sh"
+check() { if eval "$2"; then ok && echo "ok: $1"; else ko "$1"; fi; }
 job=(--pattern cube:n=16 --procs 8 --topology tree:racks=2,nodes=2,cores=2)
 check "usage lists toy" '"$tacio" --help | grep -q "^strategies:.* toy$"'
 check "plan with toy: every FD on rank 7" \
@@ -41,4 +41,4 @@ check "plan with toy: every FD on rank 7" \
 check "compare lists toy by default" '"$tacio" compare "${job[@]}" | grep -q "^toy "'
 check "an unknown strategy's error names toy" \
     '"$tacio" plan "${job[@]}" --strategy best 2>&1 | grep -q "expected one of .*auto, toy"'
-exit $fail
+report toy_strategy

@@ -8,7 +8,7 @@ set -u
 launcher=$1 kind=$2 shim=$3 dir=$4 np=$5
 shift 5
 here=$(cd "$(dirname "$0")" && pwd)
-. "$(dirname "$0")/../shim/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 run() { # run APP PRELOAD STRATEGY EXPECTED_SERVED
     local app=$1 pre=$2 stats="$dir/fortran_stats.json" out="$dir/fortran_out.txt"

@@ -5,7 +5,7 @@ PLAIN is the MPI alone, SHIM the same program under tacio's shim, OTHER the
 other MPI alone. Call by call, a sequence must give under the shim what it
 gave on the MPI: the error class on every rank, the status counts, the file
 pointers and the read buffers, and at the end the same file, byte for byte.
-Two exceptions, each listed in the README ("Where tacio differs"):
+Two exceptions, each listed in docs/differences.md:
   - an error class may differ where both fail and the two MPIs themselves
     give different classes for the call (OTHER says so);
   - a call tagged doc=WHY runs where tacio differs on purpose: a tacio_
@@ -183,7 +183,7 @@ def misread(fields):
 def stale_holes(plain_end, shim_end):
     """The files differ only in bytes no successful write put there (the
     same size and `written` hash): ROMIO's buffers write stale bytes into
-    the gap a write past the end opens (README, "Where tacio differs")."""
+    the gap a write past the end opens (docs/differences.md)."""
     p, s = parse_end(plain_end), parse_end(shim_end)
     return (p.get("size") == s.get("size") and p.get("written") is not None
             and p.get("written") == s.get("written"))
@@ -272,7 +272,7 @@ def compare_call(plain, shim, other_calls, index, tally, served):
     wrong = misread(sf) if text.split()[0].endswith("_all") else []  # tacio's reads
     if wrong:
         return f"the shim read other data than the file holds (POSIX), ranks {wrong}: {text}"
-    if " doc=" in text:  # see the README: from here on the MPIs' own state is a guess
+    if " doc=" in text:  # see docs/differences.md: from here on the MPIs' own state is a guess
         tally["documented"] += 1
         return "stop"
     if failed_view(text, pf, sf):  # the next call's view is each library's guess

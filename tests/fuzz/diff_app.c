@@ -15,7 +15,7 @@
  * the call failed or moves no data), POSITION the individual file pointer
  * after the call (etype units), HASH the FNV-1a of the read buffer (holes
  * included: a read must leave them alone). ARGS may carry `doc=WHY`: a
- * call where tacio differs on purpose (README, "Where tacio differs").
+ * call where tacio differs on purpose (docs/differences.md).
  * After each sequence: `SEQ end size=N hash=H`, the file read back with
  * POSIX (`absent` when delete-on-close removed it).
  *
@@ -449,7 +449,7 @@ static MPI_Offset offset_for(struct state *s, int kind, int count, MPI_Offset ba
     default:
         /* far past anything (reads only); in a byte offset below 2^62
          * through every view here: a position that overflows one crashes
-         * both MPIs' ROMIO (README; tacio refuses it, tests/unit/test_view) */
+         * both MPIs' ROMIO (docs/differences.md; tacio refuses it, tests/unit/test_view) */
         return (MPI_Offset)1 << 48;
     }
 }
@@ -587,7 +587,7 @@ static uint64_t valid_hash(const struct membuf *b, int esize, int64_t n)
     return h;
 }
 
-/* Where the view makes a data call differ on purpose (README): the view
+/* Where the view makes a data call differ on purpose (docs/differences.md): the view
  * left by a set_view that failed (OMPIO keeps part of it; tacio takes what
  * the MPI reports and refuses what it cannot serve). */
 static const char *view_doc(const struct state *s)

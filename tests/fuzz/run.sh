@@ -10,7 +10,7 @@ kind=$1 shim=$2 dir=$3 np=$4 seed=$5 nseq=$6 nops=$7
 shift 7
 strategies=$(IFS=,; echo "$*")
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../shim/lib.sh"
+. "$here/../lib.sh"
 other=mpich
 [ "$kind" = mpich ] && other=openmpi
 work="$dir/fuzz-$kind-np$np"

@@ -8,7 +8,7 @@
 set -u
 prefix=$1
 inc="$prefix/include" lib="$prefix/lib"
-fail=0
+. "$(dirname "$0")/../lib.sh"
 declared() { # the functions a header declares
     python3 - "$1" <<'PY'
 import re, sys
@@ -28,13 +28,11 @@ check() { # check HEADER ARTIFACT
     n=$(declared "$1" | wc -l)
     missing=$(comm -23 <(declared "$1" | sort -u) <(defined "$2" | sort -u))
     if [ "$n" -lt 10 ]; then
-        echo "FAIL: found only $n declarations in $1"
-        fail=1
+        ko "found only $n declarations in $1"
     elif [ -n "$missing" ]; then
-        echo "FAIL: $(basename "$2") lacks what $(basename "$1") declares:" $missing
-        fail=1
+        ko "$(basename "$2") lacks what $(basename "$1") declares:" $missing
     else
-        echo "ok: $(basename "$2") defines all $n functions of $(basename "$1")"
+        ok && echo "ok: $(basename "$2") defines all $n functions of $(basename "$1")"
     fi
 }
 so=$(ls "$lib"/libtacio.so 2>/dev/null)
@@ -42,10 +40,9 @@ so=$(ls "$lib"/libtacio.so 2>/dev/null)
 check "$inc/tacio_plan.h" "$lib/libtacioplan.a"
 extra=$(nm -g --defined-only "$lib/libtacioplan.a" | awk 'NF == 3 {print $3}' | grep -v '^tacio_')
 if [ -n "$extra" ]; then
-    echo "FAIL: libtacioplan.a defines $(wc -l <<<"$extra") global names outside tacio_:" \
+    ko "libtacioplan.a defines $(wc -l <<<"$extra") global names outside tacio_:" \
         $(head -20 <<<"$extra")
-    fail=1
 else
-    echo "ok: libtacioplan.a defines no global name outside tacio_"
+    ok && echo "ok: libtacioplan.a defines no global name outside tacio_"
 fi
-exit $fail
+report api_symbols

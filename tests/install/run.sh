@@ -12,9 +12,8 @@
 set -u
 build=$1 mpicc=$2 launcher=$3 dir=$4
 here=$(cd "$(dirname "$0")" && pwd)
-prefix="$dir/install" passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
+prefix="$dir/install"
+. "$(dirname "$0")/../lib.sh"
 mkdir -p "$dir"
 rm -rf "$prefix" "$dir/consumer-cmake"
 cmake --install "$build" --prefix "$prefix" >"$dir/install.log" 2>&1 && ok ||
@@ -42,5 +41,4 @@ if "$mpicc" -o "$dir/consumer-l" "$here/consumer.c" -I"$prefix/include" -L"$pref
     -ltacio >"$dir/consumer-l.log" 2>&1; then
     ok && run "plain -ltacio" "consumer: 6 passed, 0 failed" "$dir/consumer-l"
 else ko "plain -ltacio build:" && cat "$dir/consumer-l.log"; fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+report

@@ -10,8 +10,7 @@
 # usage: smoke.sh SOURCE_DIR   (root; namespaces and tc)
 set -u
 src=$1
-fail=0
-ko() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/../lib.sh"
 leftovers() { # anything a lab run left behind
     { ip netns list | grep -o '^tlab[0-9]*-[a-z0-9]*'; ls -d /run/tlab* /etc/netns/tlab* 2>/dev/null; } |
         tr '\n' ' '
@@ -24,11 +23,11 @@ out=$("$src/bench/lab/run" --reps 1 --strategies romio,tatp 2>&1)
 rc=$?
 # whole lines: cut short, hop_bytes=44040192 read as 4404019 (a tenth of romio's)
 echo "$out" | grep -E "^(calibrated|layout|shuffle|uplink)"
-[ $rc = 0 ] || ko "bench/lab exited $rc: $(tail -5 <<<"$out")"
-[ "$(grep -c 'verified=yes' <<<"$out")" = 4 ] || ko "expected 4 verified runs (2 patterns x 2)"
+[ $rc = 0 ] && ok || ko "bench/lab exited $rc: $(tail -5 <<<"$out")"
+[ "$(grep -c 'verified=yes' <<<"$out")" = 4 ] && ok || ko "expected 4 verified runs (2 patterns x 2)"
 up=$(grep -o 'uplink_bytes=[0-9]*' <<<"$out" | cut -d= -f2)
-[ "${up:-0}" -gt 10000000 ] || ko "the uplinks carried ${up:-no} bytes: the traffic did not cross them"
-grep -q 'tacio_bw_uplink=' <<<"$out" || ko "no calibration line"
+[ "${up:-0}" -gt 10000000 ] && ok || ko "the uplinks carried ${up:-no} bytes: the traffic did not cross them"
+grep -q 'tacio_bw_uplink=' <<<"$out" && ok || ko "no calibration line"
 # tacio-calibrate's bandwidth factors between hosts: 1 MiB down to the
 # smallest ("0:"), each in (0, 1] and none above a larger message's
 factors=$(grep -o 'tacio_bw_factors=[^,]*' <<<"$out" | cut -d= -f2)
@@ -38,8 +37,8 @@ e = [tuple(map(float, x.split(":"))) for x in sys.argv[1].split(";")]
 assert [b for b, _ in e] == [1 << 20, 1 << 18, 1 << 16, 1 << 14, 1 << 12, 0], e
 f = [v for _, v in e]
 assert all(0 < v <= 1 for v in f) and f == sorted(f, reverse=True), f
-' "$factors" || ko "calibrated factors: ${factors:-none}"
-[ "$(leftovers)" = "$before" ] || ko "left behind after exit: $(leftovers)"
+' "$factors" && ok || ko "calibrated factors: ${factors:-none}"
+[ "$(leftovers)" = "$before" ] && ok || ko "left behind after exit: $(leftovers)"
 
 # auto gathers each host's data on its first rank where its model rates it
 # faster, on real Open MPI between the lab's hosts: messages under 200 KB
@@ -50,7 +49,7 @@ out=$("$src/bench/lab/run" --nodes 2 --ranks-per-node 2 --reps 1 --strategies au
 grep -E "^layout" <<<"$out"
 grep -q "strategy=auto .*node_aggregated=1 verified=yes" <<<"$out" ||
     ko "auto did not gather in the lab: $(tail -3 <<<"$out")"
-[ "$(leftovers)" = "$before" ] || ko "left behind after exit: $(leftovers)"
+[ "$(leftovers)" = "$before" ] && ok || ko "left behind after exit: $(leftovers)"
 
 # interrupted while the MPI runs go on
 "$src/bench/lab/run" --reps 5 --strategies romio >/dev/null 2>&1 &
@@ -63,7 +62,6 @@ sleep 8
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
-[ $rc -ne 0 ] || ko "interrupted lab exited 0"
-[ "$(leftovers)" = "$before" ] || ko "left behind after a signal: $(leftovers)"
-[ $fail = 0 ] && echo "lab smoke: ok"
-exit $fail
+[ $rc -ne 0 ] && ok || ko "interrupted lab exited 0"
+[ "$(leftovers)" = "$before" ] && ok || ko "left behind after a signal: $(leftovers)"
+report "lab smoke"

@@ -8,7 +8,7 @@
 set -u
 launcher=$1 kind=$2 app=$3 shim=$4 dir=$5 np=$6
 shift 6
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 run() { # run PRELOAD STRATEGY CASE...: the app's verdict and tacio's share
     local pre=$1 strategy=$2 stats="$dir/regress_stats.json" out="$dir/regress_out.txt"

@@ -7,7 +7,7 @@
 set -u
 launcher=$1 kind=$2 app=$3 shim=$4 dir=$5 np=$6
 shift 6
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 served=0
 run_app() { # run_app PRELOAD(yes/no) DISABLE(0/1) STRATEGY; sets $served (-1: the app failed)

@@ -5,7 +5,7 @@
 # usage: threads.sh LAUNCHER APP SHIM DIR NP  (Open MPI only)
 set -u
 launcher=$1 app=$2 shim=$3 dir=$4 np=$5
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 for pre in "" "$shim"; do
     rm -f "$dir/threads_stats.json"
     preload_env openmpi "$pre" TACIO_STATS="$dir/threads_stats.json" \

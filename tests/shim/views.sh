@@ -9,7 +9,7 @@
 # usage: views.sh LAUNCHER openmpi|mpich APP SHIM DIR NP
 set -u
 launcher=$1 kind=$2 app=$3 shim=$4 dir=$5 np=$6
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 run() { # run LABEL PRELOAD DEFER SIDE_FILES
     export TACIO_DEFER_VIEWS=$3 VIEWS_SIDE_FILES=$4

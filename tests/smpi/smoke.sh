@@ -19,9 +19,7 @@ set -u
 src=$1
 tacio=$2
 topo=tree:racks=4,nodes=20,cores=12
-passed=0
-failed=0
-ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/../lib.sh"
 command -v smpicc >/dev/null || { echo "FAIL: smpicc not found (scripts/install-deps.sh installs libsimgrid-dev)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -296,5 +294,4 @@ PY
         ko "--stop-proving: $(tail -5 "$work/proving.log")"
 }
 proving_case
-echo "smpi smoke: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+report "smpi smoke"

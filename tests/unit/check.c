@@ -22,7 +22,9 @@ const char *data_path(const char *name)
 int check_report(const char *name)
 {
     printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
-    return check_failures ? 1 : 0;
+    if (check_count == 0)
+        printf("FAIL: %s: no check ran\n", name);
+    return check_failures || check_count == 0 ? 1 : 0;
 }
 
 void test_job_init(struct test_job *j, const char *pattern, int procs, const char *topo,

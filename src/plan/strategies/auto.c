@@ -1,6 +1,6 @@
 /* auto: plan the job with each candidate strategy (auto_candidate in the
  * registry) at 1, 2 and 4 aggregators per host
- * and keep the plan the cost model (metrics.c, README "auto") rates fastest.
+ * and keep the plan the cost model (metrics.c, docs/strategies.md) rates fastest.
  * The TATP paper leaves choosing the aggregator count as future work; the
  * model makes that choice explicit and reproducible.
  *

@@ -1,6 +1,6 @@
 /* Shared by the parser harnesses (libFuzzer: clang -fsanitize=fuzzer): the
  * input as C strings, and as a file for the parsers that read one. Each
- * harness is one LLVMFuzzerTestOneInput; README "Fuzzed parsers". */
+ * harness is one LLVMFuzzerTestOneInput; docs/testing.md, "Fuzzed parsers". */
 #ifndef TACIO_FUZZ_HARNESS_H
 #define TACIO_FUZZ_HARNESS_H
 

@@ -1,9 +1,16 @@
-# Sourced by the scripts that run programs under the shim: pass/fail
-# counters, the launcher flags that hand a program LD_PRELOAD and tacio's
-# variables, and the closing line.
+# The shell tests' one harness, sourced by every script under tests/: pass
+# and fail counters, a skip that CTest reports as skipped (exit 77, the
+# tests' SKIP_RETURN_CODE), the closing line (which fails when nothing was
+# checked), and the launcher flags that hand a program LD_PRELOAD and
+# tacio's variables.
 passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
+# skip WHY: this case cannot run on this machine; never counted as passed
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
 
 # sanitizer_runtime LIB: the sanitizer runtimes LIB was linked with (none:
 # empty), colon-separated, as LD_PRELOAD takes them.
@@ -29,7 +36,12 @@ preload_env() {
     fi
 }
 
+# report [NAME]: the closing line; fails when a check failed or none ran
 report() {
-    echo "$passed passed, $failed failed"
+    echo "${1:+$1: }$passed passed, $failed failed"
+    if [ $((passed + failed)) -eq 0 ]; then
+        echo "FAIL: no check ran"
+        return 1
+    fi
     [ "$failed" -eq 0 ]
 }
