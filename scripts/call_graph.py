@@ -3,8 +3,8 @@
 
 The include check (include_graph.py) sees only what a file includes; a
 file can still call a function defined in a file that calls back into it,
-with both declared in a common header. This reads every .c file under src/
-and tools/, finds its function definitions (clang-format puts a
+with both declared in a common header. This reads every .c file of the
+layers (src/ and tools/), finds its function definitions (clang-format puts a
 definition's opening brace alone in column 0) and the calls in its bodies,
 and builds the graph of files calling functions defined in other files.
 Calls through pointers (the registries' strategy and pattern tables) are
@@ -21,22 +21,13 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from include_graph import layer_of  # noqa: E402
+from include_graph import layer_of, sources  # noqa: E402
 
-DIRS = ["src", "tools"]
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 HEAD = re.compile(r"^(?!typedef|struct\b.*\{|enum|union|#)[A-Za-z_].*?\b([A-Za-z_]\w*)\s*\(")
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "do", "else"}
-
-
-def sources(root):
-    for d in DIRS:
-        for dirpath, _, files in os.walk(os.path.join(root, d)):
-            for f in sorted(files):
-                if f.endswith(".c"):
-                    yield os.path.relpath(os.path.join(dirpath, f), root)
 
 
 def definitions(text):
@@ -64,9 +55,9 @@ def definitions(text):
 
 
 def graph(root):
-    """{file: {file it calls: [function, ...]}} and the files' public names."""
+    """{file: {file it calls: {function, ...}}} over the layers' .c files."""
     files, defined = {}, defaultdict(set)
-    for rel in sources(root):
+    for rel in sorted(r for r in sources(root) if r.endswith(".c")):
         with open(os.path.join(root, rel), encoding="utf-8") as f:
             text = STRING.sub('""', COMMENT.sub(lambda m: " " * len(m.group(0)), f.read()))
         defs, lines = definitions(text)

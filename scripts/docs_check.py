@@ -7,8 +7,7 @@ exist, and what the code offers users must be documented.
   README's strategy tables name the registry's strategies, no more, no fewer;
 - docs/hints.md's table is the code's hint tables (scripts/hints_doc.py);
 - every hint given a value (`tacio_x=...`) is a hint (or a key a bench
-  prints), and every other
-  `tacio_*` name is one the code has;
+  prints), and every other `tacio_*` name is one the code has;
 - every TACIO_* variable the docs name is one the code reads, and every
   variable src/ and tools/ read is in docs/usage.md's environment table;
 - every `tacio SUBCOMMAND` the docs show is one `tacio --help` lists, and
@@ -89,16 +88,8 @@ def code_text(root):
     return "\n".join(parts)
 
 
-def hint_keys(root):
-    keys = set()
-    for path, _ in hints_doc.TABLES:
-        for head, args in hints_doc.entries((root / path).read_text()):
-            keys.add(hints_doc.hint(head, args)[0])
-    return keys
-
-
 def check_names(root, bad):
-    keys, code = hint_keys(root), code_text(root)
+    keys, code = {h[0] for h in hints_doc.hints(root)}, code_text(root)
     code_names = set(re.findall(r"\btacio_\w+", code))
     code_env = set(re.findall(r"\b(?:TACIO|ROMIO)_[A-Z_]+", code))
     for page in pages(root):

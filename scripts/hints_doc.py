@@ -70,8 +70,18 @@ def text_of(arg):
     return " ".join(arg)
 
 
-def hint(head, args):
-    """(key, values, default, meaning) of one initialiser."""
+def choice_lists(root):
+    """solver_names and the like: NAME[] = {"a", "b", NULL}."""
+    lists = {}
+    for path, _ in TABLES:
+        for m in re.finditer(r"(\w+)\[\] = \{([^}]*)\}", (root / path).read_text()):
+            lists[m.group(1)] = ", ".join(re.findall(r'"([^"]*)"', m.group(2)))
+    return lists
+
+
+def hint(head, args, lists):
+    """(key, values, default, meaning) of one initialiser; lists are the
+    choice lists by name (choice_lists)."""
     a = [text_of(x) for x in args]
     if head == "SIZE":
         key, _, lo, dflt, help_ = a
@@ -84,34 +94,29 @@ def hint(head, args):
         dflt, values = "automatic", "enable, disable, automatic"
     else:  # {key, kind, FIELD(f), min, dflt, choices, check, help}
         key, kind, _, _, dflt, choices, _, help_ = a
-        values = {"OPT_TEXT": "text", "OPT_CHOICE": "one of " + str(choices)}[kind]
+        if kind == "OPT_CHOICE" and choices not in lists:
+            raise SystemExit(f"hints_doc: {key}: unknown choice list {choices}")
+        values = lists[choices] if kind == "OPT_CHOICE" else "text"
     return key, values, dflt, help_
 
 
-def choice_lists(root):
-    """solver_names and the like: NAME[] = {"a", "b", NULL}."""
-    lists = {}
-    for path, _ in TABLES:
-        for m in re.finditer(r"(\w+)\[\] = \{([^}]*)\}", (root / path).read_text()):
-            lists[m.group(1)] = ", ".join(re.findall(r'"([^"]*)"', m.group(2)))
-    return lists
+def hints(root):
+    """Every hint of both tables: (key, values, default, meaning, read by)."""
+    lists = choice_lists(root)
+    for path, who in TABLES:
+        for head, args in entries((root / path).read_text()):
+            key, values, dflt, help_ = hint(head, args, lists)
+            if not help_:
+                raise SystemExit(f"hints_doc: {path}: {key} has no help text")
+            yield key, values, dflt, help_, who
 
 
 def table(root):
-    lists = choice_lists(root)
     rows = ["| hint | default | values | meaning | read by |", "|---|---|---|---|---|"]
-    for path, who in TABLES:
-        for head, args in entries((root / path).read_text()):
-            key, values, dflt, help_ = hint(head, args)
-            for name, words in lists.items():
-                values = values.replace("one of " + name, words)
-            if values.startswith("one of "):
-                raise SystemExit(f"hints_doc: {key}: unknown choice list {values}")
-            if not help_:
-                raise SystemExit(f"hints_doc: {path}: {key} has no help text")
-            shown = "unset" if dflt is None else ("empty" if dflt == "" else f"`{dflt}`")
-            help_ = help_.replace("|", "\\|")  # a cell of a Markdown table
-            rows.append(f"| `{key}` | {shown} | {values} | {help_} | {who} |")
+    for key, values, dflt, help_, who in hints(root):
+        shown = "unset" if dflt is None else ("empty" if dflt == "" else f"`{dflt}`")
+        help_ = help_.replace("|", "\\|")  # a cell of a Markdown table
+        rows.append(f"| `{key}` | {shown} | {values} | {help_} | {who} |")
     return "\n".join(rows)
 
 
