@@ -31,7 +31,7 @@ test: build build-mpi
 	@cd build-openmpi && ctest --output-on-failure -L mpi
 	@cd build-mpich && ctest --output-on-failure -L mpi
 
-# The planner against every stored paper run, and the engine under SMPI.
+# bench/smpi on stored runs, and the engine under SMPI (its driver built first).
 test-heavy: build
 	@cd $(BUILD) && ctest --output-on-failure -L heavy
 

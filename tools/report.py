@@ -22,7 +22,7 @@ Writes, each as PNG and SVG, the charts its inputs have numbers for:
                   collective I/O)
   memory_budget   MiB/s and memory per aggregator against the aggregation
                   budget, ROMIO against mccio (the memory-conscious paper's
-                  figs. 6-8; bench/smpi --paper --memory)
+                  figs. 6-8; bench/smpi/run memory)
   ordered         lustre's collection (by rank) against tsujita's ordered
                   one (by host), MiB/s per job and aggregators per host
                   (Tsujita et al.)

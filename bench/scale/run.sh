@@ -9,18 +9,21 @@
 # finishes each detached send with a walk over a list that grows with the
 # ranks, which made the simulation, not tacio, superlinear (5x faster at 512
 # ranks without them; simulated times barely change).
-# usage: bench/scale/run.sh [RANKS...]   (default 512 1024 4096; 4096 takes long)
+# The driver is bench/scale/scale.c, built by CMake's tacio-smpi target as
+# tacio-smpiscale in BUILD (default build/).
+# usage: [BUILD=DIR] bench/scale/run.sh [RANKS...]   (default 512 1024 4096; 4096 takes long)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 ranks=("${@:-512 1024 4096}")
 [ $# -gt 0 ] || ranks=(512 1024 4096)
 command -v smpicc >/dev/null || { echo "bench/scale: needs SimGrid (apt-get install libsimgrid-dev simgrid)"; exit 1; }
+build=${BUILD:-$src/build}
+[ -f "$build/CMakeCache.txt" ] || cmake -S "$src" -B "$build" -DTACIO_MPI=OFF >/dev/null
+cmake --build "$build" --target tacio-smpi >/dev/null
+scale=$build/bin/tacio-smpiscale
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-smpicc -O2 -std=gnu11 -I"$src/include" -I"$src/src" -o "$work/scale" "$here/scale.c" \
-    "$src"/src/exec/*.c "$src"/src/exec/backend/simgrid.c "$src"/src/base/*.c "$src"/src/plan/*.c "$src"/src/plan/strategies/*.c "$src"/src/topo/*.c \
-    -lm -lpthread 2>"$work/build.log" || { cat "$work/build.log"; exit 1; }
 platform() { # HOSTS CORES: a flat cluster and a hostfile with CORES ranks per host
     cat >"$work/cluster.xml" <<XML
 <?xml version='1.0'?>
@@ -40,7 +43,7 @@ for np in "${ranks[@]}"; do
         line=$( { /usr/bin/time -f "TIME %M %e" smpirun -np "$np" -platform "$work/cluster.xml" \
             -hostfile "$work/hosts.txt" --cfg=smpi/privatization:dlopen \
             --cfg=smpi/coll-selector:ompi --cfg=smpi/send-is-detached-thresh:0 \
-            "$work/scale" "$work/cube.dat" 128 "$s"; } 2>&1 |
+            "$scale" "$work/cube.dat" 128 "$s"; } 2>&1 |
             grep -E "^ranks=|^TIME" | tr '\n' ' ')
         m=$(sed -n 's/.*meta_bytes=\([0-9]*\).*/\1/p' <<<"$line")
         rss=$(awk '{for (i = 1; i <= NF; i++) if ($i == "TIME") print int($(i + 1) / 1024)}' <<<"$line")

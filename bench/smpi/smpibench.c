@@ -18,29 +18,13 @@
  *   max_link_load=L steps=K buffer_bytes=M buffer_wrong=0 file_wrong=0
  *   write_st1..write_st5=T read_st1..read_st5=T
  * (the stage times are the slowest rank's; hop-bytes and link loads are the
- * plan's, on the topology the engine placed its hosts on). Before it, as
- * each call goes, rank 0 prints its own progress on the simulated clock:
- *   progress call=write|read start=T, then end=T, then slowest=S
- * and between start and end, as rank 0 enters each step's agreement:
- *   progress call=write|read step=R steps=N entered=T
- * and a simulation stopped by its CPU limit (SIGXCPU: bench/smpi
- * --cpu-limit) says on stderr how far its clock got:
- *   smpibench: stopped at simulated t=T
- * so that a stopped run still bounds its calls' times from below. With
- * TACIO_SIM_STOP_AT=T (bench/smpi --stop-at) the simulation stops so at
- * simulated time T, for a run wanted only until its clock passes a time.
+ * plan's, on the topology the engine placed its hosts on).
  * usage: smpibench FILE PATTERN N STRATEGY */
 #include "tacio.h"
 
 #include "exec/backend.h"
 #ifdef SMPI_SHARED_MALLOC /* smpicc (SimGrid's mpi.h); bench/lab builds it with mpicc */
 #include "exec/backend/sim.h"
-#include "exec/observe.h"
-#include <signal.h>
-#include <simgrid/actor.h>
-#include <simgrid/engine.h>
-#include <simgrid/host.h>
-#include <unistd.h>
 #define SHARED_ALLOC(n) SMPI_SHARED_MALLOC(n)
 #define SHARED_FREE(p) SMPI_SHARED_FREE(p)
 #else /* the real machine moves its data: never data-free */
@@ -98,42 +82,26 @@ static void check(int rc, const char *what)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-/* Rank 0's progress line (the header's), out at once: a simulation the
- * CPU limit stops never flushes its buffers. */
-static void progress(const char *call, const char *what, double t)
-{
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank)
-        return;
-    printf("progress call=%s %s=%.9f\n", call, what, t);
-    fflush(stdout);
-}
-
 /* One collective, timed on the simulated clock from a common start. *got
  * is the count its status reports. */
 static double timed(tacio_file_t fh, double *buf, int64_t count, int write, struct tacio_stats *st,
                     int64_t *got)
 {
     MPI_Status status;
-    const char *call = write ? "write" : "read";
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    progress(call, "start", t0);
     if (write)
         check(tacio_file_write_at_all(fh, 0, buf, (MPI_Count)count, MPI_DOUBLE, &status),
               "write_at_all");
     else
         check(tacio_file_read_at_all(fh, 0, buf, (MPI_Count)count, MPI_DOUBLE, &status),
               "read_at_all");
-    double t1 = MPI_Wtime(), t = t1 - t0, slowest;
-    progress(call, "end", t1);
+    double t = MPI_Wtime() - t0, slowest;
     int n = -1; /* SMPI 3.32 has no MPI_Get_elements_x */
     MPI_Get_count(&status, MPI_DOUBLE, &n);
     *got = n;
     tacio_file_get_stats(fh, st);
     MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    progress(call, "slowest", slowest);
     /* each stage's slowest rank, as TACIO_STATS reports them */
     double stages[5] = {st->st1_access, st->st2_plan, st->st3_route, st->st4_shuffle, st->st5_io};
     double max[5];
@@ -147,63 +115,6 @@ static double timed(tacio_file_t fh, double *buf, int64_t count, int write, stru
 }
 
 #ifdef SMPI_SHARED_MALLOC
-/* SIGXCPU (bench/smpi --cpu-limit): the simulated clock the run reached,
- * then the signal's own end. Simulated time never goes back, and rank 0
- * prints its end (progress) in the same scheduling slice as it reads the
- * clock, so a call rank 0 had started and not ended lasts at least this
- * clock minus its start. The handler formats one number and writes it:
- * the process ends right after. */
-static void say_clock(int sig)
-{
-    char line[80];
-    int n = snprintf(line, sizeof line, "smpibench: stopped at simulated t=%.9f\n",
-                     simgrid_get_clock());
-    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
-        n = 0; /* nothing more to do: the run is ending */
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-/* Rank 0's progress through a call's steps (observe.h's observer): the
- * clock as it enters the step's agreement, its own transfers of it done.
- * No transfer of a later step has begun then, so a call rank 0 was in
- * lasts at least this time minus its start plus the floors of its later
- * steps (bench/smpi --certify). */
-static void step_done(bool is_write, int64_t step, int64_t steps)
-{
-    printf("progress call=%s step=%lld steps=%lld entered=%.9f\n", is_write ? "write" : "read",
-           (long long)step, (long long)steps, MPI_Wtime());
-    fflush(stdout);
-}
-
-/* TACIO_SIM_STOP_AT's timer: a daemon actor (the simulation does not wait
- * for it) asleep until T, then the stop SIGXCPU makes. It shares no
- * resource with the ranks, so their simulation up to T is the same. */
-static void stop_at(int argc, char **argv)
-{
-    (void)argc, (void)argv;
-    sg_actor_daemonize(sg_actor_self());
-    sg_actor_sleep_until(*(const double *)sg_actor_self_get_data());
-    raise(SIGXCPU);
-}
-
-static void stop_timer(int rank)
-{
-    static double when; /* rank 0's copy (privatized), read by its timer */
-    const char *t = getenv("TACIO_SIM_STOP_AT");
-    if (rank || !t || !*t)
-        return;
-    char *end;
-    when = strtod(t, &end);
-    if (*end || !(when > 0)) {
-        fprintf(stderr, "smpibench: TACIO_SIM_STOP_AT=%s is not a simulated time > 0\n", t);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    sg_actor_t timer = sg_actor_init("stop-at", sg_host_self());
-    sg_actor_set_data(timer, &when);
-    sg_actor_start_(timer, stop_at, 0, NULL);
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -262,13 +173,6 @@ static int64_t coverage_wrong(const struct pattern *pat)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-#ifdef SMPI_SHARED_MALLOC
-    signal(SIGXCPU, say_clock); /* one process: every rank's copy installs the same */
-    int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    if (me == 0)
-        rounds_observe(step_done); /* privatized: rank 0's engine only */
-#endif
     struct pattern pat;
     if (argc != 5 || pattern_shape(&pat, argv[2], atoll(argv[3]))) {
         int rank;
@@ -302,9 +206,6 @@ int main(int argc, char **argv)
         pieces_of(&pat, fill_or_check, &w);
     struct tacio_stats ws = TACIO_STATS_INIT, rs = TACIO_STATS_INIT;
     int64_t wrote, read;
-#ifdef SMPI_SHARED_MALLOC
-    stop_timer(pat.rank); /* not at MPI_Init: SMPI takes an actor made then for a rank */
-#endif
     double tw = timed(fh, buf, count, 1, &ws, &wrote);
     if (!nodata)
         memset(buf, 0xff, sizeof(double) * (size_t)count);

@@ -15,6 +15,24 @@
 /* A parsed "name:arg,k=v,k=v" spec. Commas inside [...] do not split, so
  * Slurm hostlists such as nodes=n[01-04,07] stay whole. */
 #define SPEC_MAX_KV 16
+
+/* A registry's public accessors (the patterns', topologies' and
+ * strategies'), defined alike: PREFIX_get_count() and
+ * PREFIX_get_name/_summary(i), NULL outside [0, count); REGISTRY_FORM adds
+ * PREFIX_get_form(i). ENTRY is registry entry i, written with i (kinds[i]). */
+#define REGISTRY_GET(fn, count, entry, field)                                                      \
+    const char *fn(int i)                                                                          \
+    {                                                                                              \
+        return i >= 0 && i < (count) ? (entry).field : NULL;                                       \
+    }
+#define REGISTRY_ACCESSORS(prefix, count, entry)                                                   \
+    int prefix##_get_count(void)                                                                   \
+    {                                                                                              \
+        return (count);                                                                            \
+    }                                                                                              \
+    REGISTRY_GET(prefix##_get_name, count, entry, name)                                            \
+    REGISTRY_GET(prefix##_get_summary, count, entry, summary)
+#define REGISTRY_FORM(prefix, count, entry) REGISTRY_GET(prefix##_get_form, count, entry, form)
 struct spec {
     char *buf; /* owned copy the pointers below point into */
     const char *name;

@@ -587,13 +587,6 @@ static void place_staged(struct call *c, struct slot *s, int64_t r)
                         s->indata[k], true);
 }
 
-static rounds_observer observer; /* observe.h's: bench/smpi's progress, else NULL */
-
-void rounds_observe(rounds_observer fn)
-{
-    observer = fn;
-}
-
 /* The steps a call runs: its rounds, and a pipelined read's late answers. */
 static int64_t rounds_steps(const struct call *c)
 {
@@ -604,10 +597,7 @@ static int64_t rounds_steps(const struct call *c)
  * step are done; the last one also takes the call's peaks (stats). */
 static int round_agree(struct call *c, int64_t r, int local)
 {
-    int64_t steps = rounds_steps(c);
-    if (observer)
-        observer(c->is_write, r, steps);
-    return r == steps - 1 ? call_agree_last(c, local) : agree(c->f->comm, local);
+    return r == rounds_steps(c) - 1 ? call_agree_last(c, local) : agree(c->f->comm, local);
 }
 
 /* Write: headers; the aggregator lays out its window and reads the holes

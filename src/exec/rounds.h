@@ -13,7 +13,6 @@
 #define TACIO_EXEC_ROUNDS_H
 
 #include "call.h"
-#include "observe.h"
 
 /* Rounds, pipelining and collection steps of the call's plan. */
 void rounds_count(struct call *c);

@@ -33,25 +33,8 @@ static const struct pattern_kind kinds[] = {
 };
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
-int tacio_pattern_kind_get_count(void)
-{
-    return NKINDS;
-}
-
-const char *tacio_pattern_kind_get_name(int i)
-{
-    return i >= 0 && i < NKINDS ? kinds[i].name : NULL;
-}
-
-const char *tacio_pattern_kind_get_form(int i)
-{
-    return i >= 0 && i < NKINDS ? kinds[i].form : NULL;
-}
-
-const char *tacio_pattern_kind_get_summary(int i)
-{
-    return i >= 0 && i < NKINDS ? kinds[i].summary : NULL;
-}
+REGISTRY_ACCESSORS(tacio_pattern_kind, NKINDS, kinds[i])
+REGISTRY_FORM(tacio_pattern_kind, NKINDS, kinds[i])
 
 static int parse_by_kind(struct tacio_pattern *p, struct spec *s, int nprocs)
 {

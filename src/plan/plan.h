@@ -214,9 +214,8 @@ int64_t fdom_memory(const struct fdom *fd, int64_t cb);
 /* The engine's rounds over an FD (src/exec/rounds.c): round r serves FD
  * bytes [r * size, (r + 1) * size) of it, size being the FD's memory, half
  * of it when rounds are pipelined (two windows are held at once), within
- * what the FD's stripes allow (fdom_window_size). Here so that the tools
- * that model the engine's rounds (bench/plan/roundfloor.c) lay out the same
- * windows. */
+ * what the FD's stripes allow (fdom_window_size). Here so that the
+ * planner's round counts and the engine's lay out the same windows. */
 int64_t fdom_round_window(const struct fdom *fd, int64_t cb, bool pipelined);
 int64_t fdom_rounds(const struct fdom *fd, int64_t cb, bool pipelined);
 /* The most rounds any FD of the partition takes. */

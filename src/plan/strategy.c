@@ -1,5 +1,6 @@
 /* The strategy registry (strategies/list.h) and the helpers strategies share. */
 #include "strategy.h"
+#include "../base/util.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@ static const struct tacio_strategy *const registry[] = {
 #include "strategies/list.h"
     NULL};
 #undef STRATEGY
+#define NSTRATEGIES ((int)(sizeof registry / sizeof registry[0]) - 1)
 
 const struct tacio_strategy *strategy_find(const char *name)
 {
@@ -29,27 +31,11 @@ const char *strategy_names(void)
     return names;
 }
 
-int tacio_strategy_get_count(void)
-{
-    int n = 0;
-    while (registry[n])
-        n++;
-    return n;
-}
-
-const char *tacio_strategy_get_name(int i)
-{
-    return i >= 0 && i < tacio_strategy_get_count() ? registry[i]->name : NULL;
-}
+REGISTRY_ACCESSORS(tacio_strategy, NSTRATEGIES, *registry[i])
 
 const struct tacio_strategy *strategy_at(int i)
 {
-    return i >= 0 && i < tacio_strategy_get_count() ? registry[i] : NULL;
-}
-
-const char *tacio_strategy_get_summary(int i)
-{
-    return i >= 0 && i < tacio_strategy_get_count() ? registry[i]->summary : NULL;
+    return i >= 0 && i < NSTRATEGIES ? registry[i] : NULL;
 }
 
 int plan_naggs(const struct plan_ctx *ctx)

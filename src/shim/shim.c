@@ -373,68 +373,36 @@ static int via_tacio(struct shimfile *s, const MPI_Offset *at, void *buf, MPI_Co
     return PMPI_File_seek(s->fh, pos + (MPI_Offset)bytes / s->esize, MPI_SEEK_SET);
 }
 
-TACIO_API int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dt,
-                                 MPI_Status *st)
-{
-    struct shimfile *s = served(fh);
-    return s ? via_tacio(s, NULL, (void *)buf, count, dt, st, true)
-             : PMPI_File_write_all(fh, buf, count, dt, st);
-}
+/* The collectives tacio serves (a file it does not serve goes to the
+ * library), in each count type: int, and MPI-4's MPI_Count. AT is the
+ * offset argument's address, NULL for the individual pointer. */
+#define SERVED(name, AT, write, ...)                                                               \
+    struct shimfile *s = served(fh);                                                               \
+    return s ? via_tacio(s, AT, (void *)buf, count, dt, st, write) : PMPI_##name(__VA_ARGS__)
+#define COLLECTIVES(COUNT, SUFFIX)                                                                 \
+    TACIO_API int MPI_File_write_all##SUFFIX(MPI_File fh, const void *buf, COUNT count,            \
+                                             MPI_Datatype dt, MPI_Status *st)                      \
+    {                                                                                              \
+        SERVED(File_write_all##SUFFIX, NULL, true, fh, buf, count, dt, st);                        \
+    }                                                                                              \
+    TACIO_API int MPI_File_read_all##SUFFIX(MPI_File fh, void *buf, COUNT count, MPI_Datatype dt,  \
+                                            MPI_Status *st)                                        \
+    {                                                                                              \
+        SERVED(File_read_all##SUFFIX, NULL, false, fh, buf, count, dt, st);                        \
+    }                                                                                              \
+    TACIO_API int MPI_File_write_at_all##SUFFIX(MPI_File fh, MPI_Offset off, const void *buf,      \
+                                                COUNT count, MPI_Datatype dt, MPI_Status *st)      \
+    {                                                                                              \
+        SERVED(File_write_at_all##SUFFIX, &off, true, fh, off, buf, count, dt, st);                \
+    }                                                                                              \
+    TACIO_API int MPI_File_read_at_all##SUFFIX(MPI_File fh, MPI_Offset off, void *buf,             \
+                                               COUNT count, MPI_Datatype dt, MPI_Status *st)       \
+    {                                                                                              \
+        SERVED(File_read_at_all##SUFFIX, &off, false, fh, off, buf, count, dt, st);                \
+    }
 
-TACIO_API int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
-{
-    struct shimfile *s = served(fh);
-    return s ? via_tacio(s, NULL, buf, count, dt, st, false)
-             : PMPI_File_read_all(fh, buf, count, dt, st);
-}
-
-TACIO_API int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count,
-                                    MPI_Datatype dt, MPI_Status *st)
-{
-    struct shimfile *s = served(fh);
-    return s ? via_tacio(s, &off, (void *)buf, count, dt, st, true)
-             : PMPI_File_write_at_all(fh, off, buf, count, dt, st);
-}
-
-TACIO_API int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count,
-                                   MPI_Datatype dt, MPI_Status *st)
-{
-    struct shimfile *s = served(fh);
-    return s ? via_tacio(s, &off, buf, count, dt, st, false)
-             : PMPI_File_read_at_all(fh, off, buf, count, dt, st);
-}
-
+COLLECTIVES(int, )
 #if MPI_VERSION >= 4
 /* MPI-4 large-count names: MPICH 4 programs (IOR among them) call these. */
-TACIO_API int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype dt,
-                                   MPI_Status *st)
-{
-    struct shimfile *s = served(fh);
-    return s ? via_tacio(s, NULL, (void *)buf, count, dt, st, true)
-             : PMPI_File_write_all_c(fh, buf, count, dt, st);
-}
-
-TACIO_API int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt,
-                                  MPI_Status *st)
-{
-    struct shimfile *s = served(fh);
-    return s ? via_tacio(s, NULL, buf, count, dt, st, false)
-             : PMPI_File_read_all_c(fh, buf, count, dt, st);
-}
-
-TACIO_API int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset off, const void *buf, MPI_Count count,
-                                      MPI_Datatype dt, MPI_Status *st)
-{
-    struct shimfile *s = served(fh);
-    return s ? via_tacio(s, &off, (void *)buf, count, dt, st, true)
-             : PMPI_File_write_at_all_c(fh, off, buf, count, dt, st);
-}
-
-TACIO_API int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset off, void *buf, MPI_Count count,
-                                     MPI_Datatype dt, MPI_Status *st)
-{
-    struct shimfile *s = served(fh);
-    return s ? via_tacio(s, &off, buf, count, dt, st, false)
-             : PMPI_File_read_at_all_c(fh, off, buf, count, dt, st);
-}
+COLLECTIVES(MPI_Count, _c)
 #endif

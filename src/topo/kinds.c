@@ -214,25 +214,8 @@ static const struct topo_kind kinds[] = {
 };
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
-int tacio_topo_kind_get_count(void)
-{
-    return NKINDS;
-}
-
-const char *tacio_topo_kind_get_name(int i)
-{
-    return i >= 0 && i < NKINDS ? kinds[i].name : NULL;
-}
-
-const char *tacio_topo_kind_get_form(int i)
-{
-    return i >= 0 && i < NKINDS ? kinds[i].form : NULL;
-}
-
-const char *tacio_topo_kind_get_summary(int i)
-{
-    return i >= 0 && i < NKINDS ? kinds[i].summary : NULL;
-}
+REGISTRY_ACCESSORS(tacio_topo_kind, NKINDS, kinds[i])
+REGISTRY_FORM(tacio_topo_kind, NKINDS, kinds[i])
 
 static int parse_by_kind(struct tacio_topo *t, struct spec *s)
 {

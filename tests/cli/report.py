@@ -233,7 +233,7 @@ def test_link_load(out, plans):
 
 
 def write_experiments(work):
-    """bench/smpi --paper --memory's runs (two budgets, romio and mccio) and
+    """bench/smpi/run memory's runs (two budgets, romio and mccio) and
     a job run with lustre and tsujita (Tsujita et al.)."""
     path = os.path.join(work, "experiments.jsonl")
     with open(path, "w") as f:

@@ -8,25 +8,18 @@
 #  - the engine placed its hosts by name where the platform put them: its
 #    hop-bytes and busiest link equal `tacio plan`'s for the same pattern,
 #    topology and placement (with hosts placed in order they would not);
-#  - simulated times are positive;
-#  - a run stopped early (CPU limit, simulated time) proves a time under
-#    the whole run's (bench/smpi's stopped_times), with its plan's floors
-#    too (stopped_bound), and at every step of the whole run the time to
-#    it plus the floors of the steps after stay under the call's;
-#  - bench/smpi --stop-proving stops a run once it proves what was asked.
-# usage: smoke.sh SOURCE_DIR TACIO
+#  - simulated times are positive.
+# The driver is the build tree's tacio-smpibench (CMake's tacio-smpi
+# target, which the test smpi.build makes first).
+# usage: smoke.sh BUILD_DIR
 set -u
-src=$1
-tacio=$2
+tacio=$1/bin/tacio
+smpibench=$1/bin/tacio-smpibench
 topo=tree:racks=4,nodes=20,cores=12
 . "$(dirname "$0")/../lib.sh"
-command -v smpicc >/dev/null || { echo "FAIL: smpicc not found (scripts/install-deps.sh installs libsimgrid-dev)"; exit 1; }
+[ -x "$smpibench" ] || { echo "FAIL: $smpibench not built (cmake --build $1 --target tacio-smpi; SimGrid: scripts/install-deps.sh)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-smpicc -O2 -std=gnu11 -I"$src/include" -I"$src/src" \
-    -o "$work/smpibench" "$src/bench/smpi/smpibench.c" "$src"/src/exec/*.c "$src"/src/exec/backend/simgrid.c "$src"/src/base/*.c \
-    "$src"/src/plan/*.c "$src"/src/plan/strategies/*.c "$src"/src/topo/*.c -lm -lpthread \
-    >"$work/build.log" 2>&1 || { cat "$work/build.log"; echo "FAIL: smpicc"; exit 1; }
 
 sim_out() { # NODATA NP PATTERN N STRATEGY HINT: all smpibench prints
     local np=$2 dir="$work/p$2"
@@ -36,7 +29,7 @@ sim_out() { # NODATA NP PATTERN N STRATEGY HINT: all smpibench prints
     TACIO_SIM_NODATA=$1 TACIO_HINTS="tacio_topology=$topo,$6" timeout 600 smpirun -np "$np" \
         -platform "$dir/platform.xml" -hostfile "$dir/hostfile" --cfg=smpi/privatization:dlopen \
         --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi --cfg=network/weight-S:0 \
-        "$work/smpibench" "$work/data.bin" "$3" "$4" "$5" 2>&1
+        "$smpibench" "$work/data.bin" "$3" "$4" "$5" 2>&1
 }
 sim_line() { # NODATA NP PATTERN N STRATEGY HINT: smpibench's line
     sim_out "$@" | grep '^pattern='
@@ -67,9 +60,8 @@ done
 # quantiles each, cplan.c), where `tacio plan` reads the whole pattern:
 # mccio's leaves then differ here (cube: 1495405 hop-bytes on the
 # summaries, 1502208 on the pattern). `tacio plan --as-engine` plans as the
-# engine does (tacio_plan_compute_as_engine, which tacio-roundfloor and so
-# bench/smpi --certify plan with too): its hop-bytes and busiest link are
-# the engine's exactly.
+# engine does (tacio_plan_compute_as_engine, which bench/smpi's floor check
+# plans with too): its hop-bytes and busiest link are the engine's exactly.
 engine_plan_case() { # NP PATTERN N PLAN_PATTERN STRATEGY
     local hint='cb_config_list=*:1' line got want
     line=$(sim_line 0 "$1" "$2" "$3" "$5" "$hint")
@@ -108,7 +100,7 @@ auto_ask_case() {
         ko "auto ask: rank 0's metadata $ms without asking, $ma asking (want $((8 * 52 * 64)) more)"
 }
 auto_ask_case
-# Data-free (bench/smpi --paper: TACIO_SIM_NODATA=1, no byte copied, sent
+# Data-free (bench/smpi/run paper: TACIO_SIM_NODATA=1, no byte copied, sent
 # or stored): the same simulated times, stages and plan as the run that
 # moves the data, and the ranks' writes cover the file exactly once.
 nodata_case() { # NP PATTERN N STRATEGY HINT (the full-data line stays in $full)
@@ -159,7 +151,7 @@ memory_case() {
     line=$(TACIO_HINTS="tacio_topology=$topo,$hint" smpirun -np "$np" -platform "$dir/platform.xml" \
         -hostfile "$dir/hostfile" --cfg=smpi/privatization:dlopen \
         --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi --cfg=network/weight-S:0 \
-        "$work/smpibench" "$work/data.bin" cube 48 mccio 2>&1 | grep '^pattern=')
+        "$smpibench" "$work/data.bin" cube 48 mccio 2>&1 | grep '^pattern=')
     echo "$line"
     grep -q "buffer_wrong=0 file_wrong=0" <<<"$line" || { ko "mccio memory: wrong data: $line"; return; }
     # its FDs (under 300 KB) fit one window of cb_buffer_size: more rounds
@@ -195,107 +187,4 @@ PY
 }
 pipeline_case enable
 pipeline_case disable
-# A run stopped early: by its CPU limit (bench/smpi --cpu-limit: SIGXCPU
-# at the soft limit), smpibench's handler saying the simulated clock it
-# reached; and at a simulated time (--stop-at: TACIO_SIM_STOP_AT's timer),
-# which must stop it there without changing it before (the write, done
-# by then, takes the whole run's time). What bench/smpi's stopped_times
-# proves from each is under the whole run's write + read (cube 1600^3
-# data-free at 64 ranks: 10-15 CPU-seconds whole, 11 simulated). The CPU
-# limit leaves the setup (every rank's view, 2.5-3 CPU-seconds and more on
-# a loaded machine) room to finish: at 3 s the run was sometimes stopped
-# before its first call, with nothing to prove; at 6 s it stops in the
-# write, about 3 simulated seconds in.
-stop_case() {
-    local hint='cb_config_list=*:1' out=$work/stop # the outputs: thousands of lines
-    sim_out 1 64 cube 1600 romio "$hint" >"$out.full"
-    (
-        ulimit -St 6
-        sim_out 1 64 cube 1600 romio "$hint"
-    ) >"$out.cpu"
-    TACIO_SIM_STOP_AT=7.5 sim_out 1 64 cube 1600 romio "$hint" >"$out.clock"
-    "$tacio-roundfloor" cube:n=1600 64 "$topo" scatter:seed=2 "$hint" tacio_strategy=romio \
-        >"$out.loads"
-    python3 - "$src" "$out" "$work/p64" <<'PY' && passed=$((passed + 1)) ||
-import json, re, sys
-src, out, plat = sys.argv[1:]
-full, by_cpu, by_clock, loads = (open(f"{out}.{what}").read()
-                                 for what in ("full", "cpu", "clock", "loads"))
-sys.dont_write_bytecode = True
-sys.path.insert(0, src + "/tests/bench")
-from paper_summary import load_bench  # bench/smpi/run as a module
-bench = load_bench(src)
-whole = dict(kv.split("=", 1) for line in full.splitlines() if line.startswith("pattern=")
-             for kv in line.split())
-total = float(whole["write_s"]) + float(whole["read_s"])
-ok = True
-for out in (by_cpu, by_clock):
-    got = bench.stopped_times(out, out)  # the lines, stdout and stderr as one
-    print(f"stopped: {got}, whole run {total:.6f} s")
-    ok = ok and bool(got) and 0 < got["at_least_s"] <= min(total, got["stopped_at_s"])
-got = bench.stopped_times(by_clock, by_clock)
-write = re.search(r"^progress call=write slowest=(\S+)$", by_clock, re.M)
-ok = ok and got.get("stopped_at_s") == 7.5 and write is not None and \
-    abs(float(write.group(1)) - float(whole["write_s"])) < 1e-6
-# the steps' floors (the smoke's tree is bench's inspur): in the whole
-# run, at every step rank 0 entered, the time to it plus the floors of
-# the steps after stay under the call's time; so do the stopped runs'
-# bounds with their plan's floors
-loads = json.loads(loads)
-ok = ok and loads["plan"]["hop_bytes"] == int(whole["hop_bytes"])
-rates = bench.platform_rates(plat)
-floors, steps = bench.plan_floors(("inspur",), loads, rates)
-for i, call in enumerate(("write", "read")):
-    seen = [dict(kv.split("=", 1) for kv in line.split()[1:]) for line in full.splitlines()
-            if line.startswith(f"progress call={call} ")]
-    start = float(next(p["start"] for p in seen if "start" in p))
-    took = float(whole[f"{call}_s"])
-    entered = [(int(p["step"]), int(p["steps"]), float(p["entered"])) for p in seen if "step" in p]
-    worst = max(e - start + sum(steps[i][k + 1:]) - took for k, _, e in entered)
-    print(f"{call}: {len(entered)} steps, the floor after each at most {worst:.6f} s over")
-    ok = ok and [k for k, _, _ in entered] == list(range(len(steps[i]))) and \
-        all(n == len(steps[i]) for _, n, _ in entered) and worst <= 1e-9
-for out in (by_cpu, by_clock):
-    bound = bench.stopped_bound(bench.stopped_times(out, out), floors, steps)
-    print(f"with the floors: {bound:.6f} s")
-    ok = ok and bound <= total
-ok = ok and "steps_done_read" in got
-sys.exit(0 if ok else 1)
-PY
-        ko "stopped runs' bounds: $(cat "$out.full" "$out.cpu" "$out.clock" | grep -v INFO | grep -v step= | tail -20)"
-}
-stop_case
-# bench/smpi --stop-proving on the papers' quick job (cube 2000^3 at 64
-# ranks, romio at one per host): stopped once its progress proves 10.7 s
-# with its plan's floors (10.667 s alone), and what it proves stays under
-# the job's stored whole run (docs/figures/paper_runs.jsonl: 11.026 s)
-proving_case() {
-    local out=$work/proving.jsonl
-    "$src/bench/smpi/run" --paper --job inspur-scatter-cube-64 --strategies romio --per-host 1 \
-        --stop-proving 10.7 --tacio "$tacio" --results "$out" >"$work/proving.log" 2>&1
-    python3 - "$src" "$tacio" "$out" "$work" <<'PY' && passed=$((passed + 1)) ||
-import json, sys
-src, tacio, out, work = sys.argv[1:]
-sys.dont_write_bytecode = True
-sys.path.insert(0, src + "/tests/bench")
-from paper_summary import load_bench  # bench/smpi/run as a module
-bench = load_bench(src)
-r = json.loads(open(out).read())
-key = bench.PAPER_QUICK[0]
-loads, plat = bench.engine_plan(work, tacio, key, "romio", 1)
-rates = bench.platform_rates(plat)
-floors, steps = bench.plan_floors(key, loads, rates)
-whole = [s for s in map(json.loads, open(src + "/docs/figures/paper_runs.jsonl"))
-         if bench.by_job([s]).get(key) and s["strategy"] == "romio" and s["aggs_per_host"] == 1
-         and not s.get("hints")]
-total = float(whole[-1]["write_s"]) + float(whole[-1]["read_s"])
-bound = bench.stopped_bound(r, floors, steps)
-print(f"--stop-proving 10.7: stopped at {r.get('stopped_at_s')} s, proves {bound:.6f} s "
-      f"(floors {sum(floors):.6f}), the whole run {total:.6f} s")
-sys.exit(0 if r["status"] == "unfinished" and r["stop_proving_s"] == 10.7
-         and 10.7 <= bound <= total and sum(floors) < 10.7 else 1)
-PY
-        ko "--stop-proving: $(tail -5 "$work/proving.log")"
-}
-proving_case
 report "smpi smoke"

@@ -1,0 +1,89 @@
+"""The simulated machines: the platform files `tacio platform` writes from
+the same topology spec the planner takes (so the simulated and the planned
+job are one machine), auto's model hints calibrated from them, and their
+rates."""
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+
+from benchlib import parse_kv
+
+from .jobs import CLUSTERS, IO_BW
+
+
+@dataclass(frozen=True)
+class Platform:
+    spec: str        # tacio's topology spec
+    dir: str         # platform.xml and hostfile
+    model: str       # auto's model hints for it (tacio platform's model=)
+    io_bw: float     # the most bytes/s the job's storage takes (io_bandwidth)
+
+
+_made = {}  # platform directory -> Platform
+
+
+def platform(work, tacio, job, memory=None):
+    """The job's platform, made once per work directory. memory: tacio
+    platform's --memory (each host's free memory, which the engine reads)."""
+    spec, extra = CLUSTERS[job.cluster]
+    out = os.path.join(work, f"{job.cluster}-{job.placement.replace(':', '_')}-{job.ranks}")
+    if memory:
+        out += "-" + "".join(c if c.isalnum() else "_" for c in memory.split("/")[-1])
+        extra = extra + ["--memory", memory]
+    if out not in _made:
+        p = subprocess.run([tacio, "platform", "--topology", spec, "--procs", str(job.ranks),
+                            "--placement", job.placement, "--out", out,
+                            "--disk-bw", f"{IO_BW:.0f}Bps"] + extra,
+                           check=True, stdout=subprocess.PIPE, text=True)
+        _made[out] = Platform(spec, out, parse_kv(p.stdout)["model"],
+                              io_bandwidth(out, job.ranks))
+    return _made[out]
+
+
+def hosts(plat_dir):
+    """Each rank's host, from the hostfile."""
+    with open(os.path.join(plat_dir, "hostfile")) as f:
+        return [line.strip() for line in f if line.strip()]
+
+
+def io_bandwidth(plat_dir, ranks):
+    """The most bytes/s the job's storage takes, whatever the plan: every
+    byte is written (read) by one host's disk, and the job has only its own
+    hosts' (a tree's platform gives each host one <disk> at IO_BW). Where
+    hosts have no disk (SimGrid's fat tree and dragonfly), each rank's
+    accesses take TACIO_SIM_IO_BW, so at most every rank at once."""
+    with open(os.path.join(plat_dir, "platform.xml")) as f:
+        disks = "<disk " in f.read()
+    return IO_BW * (len(set(hosts(plat_dir))) if disks else ranks)
+
+
+def _bytes_per_s(text):
+    if not text.endswith("Bps"):
+        sys.exit(f"bench/smpi: a platform rate {text!r} not in Bps (tacio platform writes them so)")
+    return float(text[:-3])
+
+
+def rates(plat_dir):
+    """{"links": name -> bytes/s, "disks": host -> (write, read) bytes/s,
+    "host_of": each rank's host}. On a tree each link is l-NAME, NAME's link
+    to the switch above it: the planner's links, routed alike (a tree has
+    one route). On SimGrid's FAT_TREE and DRAGONFLY only each host's own
+    link is named (every byte in or out of a host crosses it); those have
+    no disks."""
+    root = ET.parse(os.path.join(plat_dir, "platform.xml")).getroot()
+    links, disks = {}, {}
+    for link in root.iter("link"):
+        if link.get("id", "").startswith("l-"):
+            links[link.get("id")[2:]] = _bytes_per_s(link.get("bandwidth"))
+    for cluster in root.iter("cluster"):
+        lo, hi = (int(x) for x in cluster.get("radical").split("-"))
+        for i in range(lo, hi + 1):
+            links[f"{cluster.get('prefix')}{i}{cluster.get('suffix', '')}"] = \
+                _bytes_per_s(cluster.get("bw"))
+    for host in root.iter("host"):
+        for disk in host.iter("disk"):
+            disks[host.get("id")] = (_bytes_per_s(disk.get("write_bw")),
+                                     _bytes_per_s(disk.get("read_bw")))
+    return {"links": links, "disks": disks, "host_of": hosts(plat_dir)}

@@ -1,0 +1,194 @@
+"""What the runs say: per paper job auto and the best choice against
+ROMIO's default, the write goals, how much of the sweep is stored; auto
+against every candidate (run --auto); the memory experiment. Times are
+simulated write + read; ratios against romio at one aggregator per host on
+the same job (ROMIO's default)."""
+import collections
+import json
+import os
+import subprocess
+
+from benchlib import geomean, parse_kv
+
+from .jobs import PAPER_JOBS, PAPER_WRITE_GOAL, PER_HOST, planner_pattern
+from .platforms import platform
+from .records import by_job, times
+
+ROMIO = ("romio", 1)
+AUTO = ("auto", 1)
+
+
+def paper(runs, bounds_of=lambda job: None, strategies=()):
+    """One line per job with auto's run, the write goal's per goal job, the
+    sweep's coverage (strategies: the registry's), and auto's counts.
+    bounds_of(job): link_bounds'."""
+    jobs = by_job(r for r in runs if r.finished)
+    speedups, never_loses, within = [], 0, 0
+    for job in [j for j in PAPER_JOBS if j in jobs]:
+        t = times(jobs[job])
+        if ROMIO not in t:
+            continue
+        floor = jobs[job][0]["io_floor_s"]  # one direction; write + read take it twice
+        if AUTO in t:
+            romio, auto, best = _job_line(job, jobs[job], t, floor)
+            never_loses += auto <= 1.02 * romio
+            within += auto <= 1.1 * best
+            speedups.append(romio / auto)
+        if job in PAPER_WRITE_GOAL:
+            _write_goal(job, times(jobs[job], ("write",)), floor, bounds_of(job))
+    if strategies:
+        _coverage(jobs, strategies)
+    if speedups:
+        print(f"auto_never_loses={never_loses}/{len(speedups)}")
+        print(f"auto_within_10pct={within}/{len(speedups)}")
+        print(f"auto_geomean_speedup_vs_romio={geomean(speedups):.3f}")
+
+
+def _job_line(job, runs, t, floor):
+    """The job's paper line; (romio's, auto's, the best's) seconds."""
+    romio, auto = t[ROMIO], t[AUTO]
+    (bs, bk), best = min(t.items(), key=lambda kv: kv[1])
+    ok = all(r["buffer_wrong"] == "0" and r["file_wrong"] == "0" for r in runs if r.finished)
+    print(f"paper_job={job.name} auto_vs_romio={auto / romio:.3f} "
+          f"best_vs_romio={best / romio:.3f} strategy={bs}@{bk} "
+          f"bound_vs_romio={2 * floor / romio:.3f} verified={'yes' if ok else 'no'}", flush=True)
+    return romio, auto, best
+
+
+def _write_goal(job, w, floor, bounds):
+    """The job's write goal: the best write <= 0.8x romio's; where a bound
+    is above that, within 5% of it: the storage's (any plan), or the
+    slowest link's over the plans that keep ROMIO's FDs (link_bounds'
+    "link"). Beside it, the slowest link's over every contiguous partition
+    ("partition"): what choosing the FDs too could reach."""
+    (ws, wk), wbest = min(w.items(), key=lambda kv: kv[1])
+    romio = w[ROMIO]
+    bounds = bounds or {}
+    link = bounds.get("link")
+    bound = max(floor, link[0] if link else 0)
+    goal = 0.8 if bound <= 0.8 * romio else 1.05 * bound / romio
+    shown = {name: f"{b[0] / romio:.3f}@{b[1]}" if b else "none"
+             for name, b in (("link", link), ("partition", bounds.get("partition")))}
+    print(f"paper_write_goal job={job.name} best_write_vs_romio={wbest / romio:.3f} "
+          f"strategy={ws}@{wk} bound_vs_romio={floor / romio:.3f} "
+          f"link_bound_vs_romio={shown['link']} partition_bound_vs_romio={shown['partition']} "
+          f"goal={goal:.3f} met={'yes' if wbest <= goal * romio else 'no'}", flush=True)
+
+
+def _coverage(jobs, strategies):
+    """How much of the sweep (every job, every strategy at each K, auto at
+    its own) the finished runs hold; hinted runs are extra choices, outside
+    it. Then the runs made another way: at another maxmin/precision than
+    SimGrid's, or stored before the papers' runs solved in full (no
+    lmm_solver: SimGrid's lazy update, within 5e-05 of the full solver's)."""
+    want = {(job, s, k) for job in PAPER_JOBS for s in strategies
+            for k in ((1,) if s == "auto" else PER_HOST)}
+    have = {(job, r.strategy, r.per_host) for job, rs in jobs.items()
+            for r in rs if not r.hints} & want
+    incomplete = {job for job, _, _ in want - have}
+    tuned = collections.Counter(r["maxmin_precision"] for rs in jobs.values() for r in rs
+                                if "maxmin_precision" in r.fields)
+    counts = "".join(f" runs_maxmin_precision_{p:g}={n}" for p, n in sorted(tuned.items()))
+    lazy = sum("lmm_solver" not in r.fields for rs in jobs.values() for r in rs)
+    counts += f" runs_lazy_solver={lazy}" if lazy else ""
+    print(f"sweep_runs_stored={len(have)}/{len(want)} "
+          f"jobs_complete={len(PAPER_JOBS) - len(incomplete)}/{len(PAPER_JOBS)}{counts}")
+
+
+def link_bounds(work, tacio, job):
+    """The least time the write's slowest link takes, from the planner's
+    bounds on the platform's rates, each the least over K per host:
+    {"link": (seconds, K)} over every plan that keeps ROMIO's FDs, in any
+    assignment (bottleneck's link_seconds_bound), {"partition": (seconds,
+    K)} over every partition into contiguous FDs (cuts'
+    partition_seconds_bound). None for a pattern the planner does not name."""
+    if planner_pattern(job) is None:
+        return None
+    best = {}
+    for strategy, field, name in (("bottleneck", "link_seconds_bound", "link"),
+                                  ("cuts", "partition_seconds_bound", "partition")):
+        for k in PER_HOST:
+            detail = parse_kv(plan(work, tacio, job, strategy, k)["detail"])
+            if field in detail and (name not in best or float(detail[field]) < best[name][0]):
+                best[name] = (float(detail[field]), k)
+    return best
+
+
+def plan(work, tacio, job, strategy, k, as_engine=False):
+    """`tacio plan --json` of the job's strategy at k per host, with the
+    hints the bench runs it with (K both ways, the platform's model); with
+    as_engine, planned as the engine plans (on the ranks' summaries)."""
+    plat = platform(work, tacio, job)
+    hints = plat.model.split(",") + [f"cb_config_list=*:{k}", f"tacio_aggs_per_host={k}"]
+    p = subprocess.run([tacio, "plan", "--json", "--pattern", planner_pattern(job),
+                        "--procs", str(job.ranks), "--topology", plat.spec,
+                        "--placement", job.placement, "--strategy", strategy]
+                       + [a for h in hints for a in ("--hint", h)]
+                       + (["--as-engine"] if as_engine else []),
+                       check=True, capture_output=True, text=True)
+    return json.loads(p.stdout)
+
+
+def auto_check(runs):
+    """Per job with auto's run: the fastest choice and auto's time; then
+    how often auto is within 10% of it and within 5% of romio's."""
+    within = n = holds = 0
+    for job, rs in by_job(r for r in runs if r.finished).items():
+        t = times(rs)
+        if AUTO not in t:
+            continue
+        auto = t.pop(AUTO)
+        if ROMIO not in t:  # auto's run alone (--strategies auto)
+            continue
+        (bs, bk), best = min(t.items(), key=lambda kv: kv[1])
+        romio = t[ROMIO]
+        ok = auto <= 1.1 * best
+        within, n, holds = within + ok, n + 1, holds + (auto <= 1.05 * romio)
+        naggs = next(r["naggs"] for r in rs if r.strategy == "auto")
+        print(f"auto_check cluster={job.cluster} placement={job.placement} "
+              f"pattern={job.pattern} ranks={job.ranks} best={bs}@{bk} best_s={best:.6f} "
+              f"auto_s={auto:.6f} auto_naggs={naggs} ratio={auto / best:.3f} "
+              f"within_10pct={'yes' if ok else 'no'} auto_vs_romio={auto / romio:.3f}")
+    if n:
+        print(f"auto_within_10pct={within}/{n}")
+        print(f"auto_within_5pct_of_romio={holds}/{n}")
+
+
+def shuffle_ratios(runs, ranks):
+    """run's lines: the write shuffle of tatp and of the best strategy
+    against romio's, cube at ranks on the scattered Inspur tree."""
+    cube = {r.strategy: float(r["write_shuffle_s"]) for r in runs
+            if r.finished and r.job.cluster == "inspur" and r.job.placement.startswith("scatter")
+            and r.job.pattern == "cube" and r.job.ranks == ranks and r.per_host == 1}
+    if cube.get("romio", 0) <= 0:
+        return
+    if "tatp" in cube:
+        print(f"shuffle_ratio_tatp_vs_romio={cube['tatp'] / cube['romio']:.3f}")
+    best = min((s for s in cube if s != "romio"), key=lambda s: cube[s])
+    print(f"shuffle_ratio_best_vs_romio={cube[best] / cube['romio']:.3f} strategy={best}")
+
+
+def memory(runs, draws, job_hosts):
+    """Per budget: romio's and mccio's fastest runs, mccio's against
+    romio's, the memory each held per aggregator, and how many of ROMIO's
+    aggregators (each host's lowest rank) hold more than their process has."""
+    for m in sorted({r["budget"] for r in runs}):
+        ro = [r for r in runs if r["budget"] == m and r.strategy == "romio" and r.finished]
+        mcs = [r for r in runs if r["budget"] == m and r.strategy == "mccio" and r.finished]
+        if not ro or not mcs:
+            continue
+        ro, mc = ro[0], min(mcs, key=lambda r: r.seconds())
+        over = sum(draws[m][h][0] < m for h in job_hosts)
+        print(f"paper_memory budget_mib={m >> 20} romio_write_s={ro['write_s']} "
+              f"mccio_write_s={mc['write_s']} romio_read_s={ro['read_s']} "
+              f"mccio_read_s={mc['read_s']} mccio_vs_romio={mc.seconds() / ro.seconds():.3f} "
+              f"mccio_per_host={mc.per_host} "
+              f"romio_agg_mem={ro['buffer_bytes']} mccio_agg_mem={mc['buffer_bytes']} "
+              f"romio_naggs={ro['naggs']} mccio_naggs={mc['naggs']} "
+              f"romio_over_budget={over}/{len(job_hosts)}", flush=True)
+
+
+def host_indices(work, tacio, job):
+    """The job's hosts' indices (tree hosts are named n<index>)."""
+    with open(os.path.join(platform(work, tacio, job).dir, "hostfile")) as f:
+        return sorted({int(line.strip()[1:]) for line in f if line.strip()})
