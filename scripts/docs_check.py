@@ -89,7 +89,9 @@ def code_text(root):
 
 
 def check_names(root, bad):
-    keys, code = {h[0] for h in hints_doc.hints(root)}, code_text(root)
+    keys = {h[0] for h in hints_doc.hints(root)}
+    keys |= {old for olds in hints_doc.aliases(root).values() for old in olds}
+    code = code_text(root)
     code_names = set(re.findall(r"\btacio_\w+", code))
     code_env = set(re.findall(r"\b(?:TACIO|ROMIO)_[A-Z_]+", code))
     for page in pages(root):

@@ -100,6 +100,17 @@ def hint(head, args, lists):
     return key, values, dflt, help_
 
 
+def aliases(root):
+    """{key: [older spellings]} from the tables' aliases[] = {{old, key}, ...}."""
+    out = {}
+    for path, _ in TABLES:
+        m = re.search(r"struct opt_alias aliases\[\] = \{(.*?)\{NULL, NULL\}\};",
+                      (root / path).read_text(), re.S)
+        for old, key in re.findall(r'\{"([^"]+)", "([^"]+)"\}', m.group(1) if m else ""):
+            out.setdefault(key, []).append(old)
+    return out
+
+
 def hints(root):
     """Every hint of both tables: (key, values, default, meaning, read by)."""
     lists = choice_lists(root)
@@ -113,10 +124,12 @@ def hints(root):
 
 def table(root):
     rows = ["| hint | default | values | meaning | read by |", "|---|---|---|---|---|"]
+    old = aliases(root)
     for key, values, dflt, help_, who in hints(root):
         shown = "unset" if dflt is None else ("empty" if dflt == "" else f"`{dflt}`")
         help_ = help_.replace("|", "\\|")  # a cell of a Markdown table
-        rows.append(f"| `{key}` | {shown} | {values} | {help_} | {who} |")
+        also = "".join(f" (also `{a}`)" for a in old.get(key, []))
+        rows.append(f"| `{key}`{also} | {shown} | {values} | {help_} | {who} |")
     return "\n".join(rows)
 
 

@@ -17,7 +17,7 @@
  *                     small messages from one rank to another, per message
  *                     (between hosts when there are two, else on the host)
  *   tacio_bw_agg_io   one rank writing DIR alone (fsync'd)
- *   tacio_bw_host_io  all ranks of one host writing at once
+ *   tacio_bw_node_io  all ranks of one host writing at once
  *   tacio_bw_fs       one rank per host writing at once, in all
  * A job on one host measures its copies, its latency and the I/O.
  *
@@ -312,7 +312,7 @@ int main(int argc, char **argv)
     int mine = j.host == 0, on_host0;
     MPI_Allreduce(&mine, &on_host0, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     snprintf(model + at, sizeof model - at,
-             "tacio_bw_agg_io=%.4g,tacio_bw_host_io=%.4g,tacio_bw_fs=%.4g", j.bytes / one,
+             "tacio_bw_agg_io=%.4g,tacio_bw_node_io=%.4g,tacio_bw_fs=%.4g", j.bytes / one,
              (double)j.bytes * on_host0 / host, (double)j.bytes * j.nhosts / all);
     int bad = j.rank == 0 && profile && write_profile(profile, model) != 0;
     MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);

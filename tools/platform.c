@@ -174,7 +174,7 @@ static void print_model(const struct platform_opts *o, const struct tacio_topo *
     printf("model=tacio_bw_link=%.4g,tacio_bw_uplink=%.4g,tacio_bw_agg_io=%.4g,", level_bw(o, 0),
            uplink, o->disk_bw);
     if (!native)
-        printf("tacio_bw_host_io=%.4g,", o->disk_bw);
+        printf("tacio_bw_node_io=%.4g,", o->disk_bw);
     printf("tacio_bw_fs=%.4g,tacio_latency=%.4g,tacio_msg_overhead=1e-09,tacio_bw_factors=%s\n",
            o->disk_bw * aggs_io, SMPI_LAT_FACTOR * 2 * depth * o->latency, SMPI_BW_FACTORS);
 }

@@ -96,7 +96,7 @@ static int make_problem(const struct tree_opts *o, struct tacio_topo **t,
 
 /* W (FD x rank) from the tree: each rank's W is delta(root)*T_j minus the
  * per-level savings of the bytes held under its ancestors. */
-static int64_t *build_w(const struct tacio_topo *t, const struct comm *c)
+static int64_t *build_w(const struct tacio_topo *t, const struct cmatrix *c)
 {
     int V = t->nverts, p = t->nprocs;
     int64_t *w = malloc(sizeof(int64_t) * (size_t)c->a * (size_t)p);
@@ -145,8 +145,8 @@ static int run_tree(const struct tree_opts *o)
         return die("cannot build the problem");
     struct plan_ctx ctx = {.pat = pat, .topo = t, .h = NULL, .lo = 0, .hi = 0};
     struct partition part;
-    struct comm c;
-    if (partition_fixed(&ctx, &part) || comm_build(pat, &part, 0, &c))
+    struct cmatrix c;
+    if (partition_fixed(&ctx, &part) || cmatrix_build(pat, &part, 0, &c))
         return die("cannot build C");
     int *agg = malloc(sizeof(int) * (size_t)o->fds);
     int64_t cost;
@@ -166,7 +166,7 @@ static int run_tree(const struct tree_opts *o)
     int rc = o->w_out ? write_w(o->w_out, w, c.a, c.p) : 0;
     free(w);
     free(agg);
-    comm_free(&c);
+    cmatrix_free(&c);
     partition_free(&part);
     tacio_pattern_free(pat);
     tacio_topo_free(t);

@@ -84,6 +84,11 @@ int opts_defaults(const struct opt_table *t, void *obj)
 
 const struct opt_def *opts_find(const struct opt_table *t, const char *key)
 {
+    for (const struct opt_alias *a = t->aliases; a && a->old; a++)
+        if (!strcmp(a->old, key)) {
+            key = a->key;
+            break;
+        }
     for (size_t i = 0; i < t->n; i++)
         if (!strcmp(t->defs[i].key, key))
             return &t->defs[i];

@@ -31,15 +31,22 @@ struct opt_def {
     const char *help;
 };
 
+/* An older spelling of a key, still accepted: {old, key}. */
+struct opt_alias {
+    const char *old, *key;
+};
+
 struct opt_table {
     const struct opt_def *defs;
     size_t n;
+    const struct opt_alias *aliases; /* NULL-terminated by old == NULL; or NULL */
 };
 
 #define OPT_FIELD(type, f) offsetof(type, f), sizeof(((type *)0)->f)
 
 /* Every option of the table at its default (dflt; NULL: zero). */
 int opts_defaults(const struct opt_table *t, void *obj);
+/* The option named key, or by one of its older spellings; NULL for none. */
 const struct opt_def *opts_find(const struct opt_table *t, const char *key);
 /* Parses value into the option's field: 0 or TACIO_EINVAL / TACIO_ERANGE. */
 int opts_set(const struct opt_def *d, void *obj, const char *value);

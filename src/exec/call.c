@@ -41,9 +41,9 @@ static int64_t *row_i64(struct tacio_stats *s, const struct stat_row *r)
 /* What the call counts that the stats report as maxima over ranks. */
 static void peaks_to_stats(const struct call *c, struct tacio_stats *s)
 {
-    s->meta_bytes = c->meta_peak;
-    s->peak_buffer_bytes = c->staged_peak;
-    s->node_aggregated = c->node_aggregated;
+    s->meta_bytes = c->use.meta_peak;
+    s->peak_buffer_bytes = c->use.staged_peak;
+    s->node_aggregated = c->use.node_aggregated;
 }
 
 /* The max-scope rows, in table order, found once: every call agrees on
@@ -75,9 +75,9 @@ void peaks_set(struct call *c, const int64_t v[NPEAKS])
     pthread_once(&peak_once, peak_rows_find);
     for (int k = 0; k < NPEAKS; k++)
         *row_i64(&s, peak_row[k]) = v[k];
-    c->meta_peak = s.meta_bytes;
-    c->staged_peak = s.peak_buffer_bytes;
-    c->node_aggregated = s.node_aggregated;
+    c->use.meta_peak = s.meta_bytes;
+    c->use.staged_peak = s.peak_buffer_bytes;
+    c->use.node_aggregated = s.node_aggregated;
 }
 
 int call_agree_last(struct call *c, int local)
@@ -86,7 +86,7 @@ int call_agree_last(struct call *c, int local)
     peaks_get(c, peaks);
     int rc = agree_max(c->f->comm, local, peaks, NPEAKS);
     peaks_set(c, peaks);
-    c->peaks_agreed = true;
+    c->use.agreed = true;
     return rc;
 }
 

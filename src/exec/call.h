@@ -13,47 +13,66 @@ enum stage { ST_ACCESS, ST_PLAN, ST_ROUTE, ST_SHUFFLE, ST_IO, NSTAGES };
 
 struct nodeagg;
 
+/* Planning (st2, cplan*.c): its outcome, which the stages after it read. */
+struct call_planning {
+    int rc;               /* this rank's first failure while planning, not yet agreed */
+    bool peer_failed;     /* rank 0: planning stopped because another rank failed */
+    bool aggregate_nodes; /* rank 0: auto's plan aggregates each node's data first */
+    bool on_nodes;        /* the call plans again, on the nodes' aggregated accesses */
+    struct crow row;      /* this rank's row of C for the partition asked last */
+};
+
+/* This rank's own I/O (independent: indep.c). */
+struct call_own_io {
+    bool ran;      /* this rank's data moved by its own I/O */
+    int64_t early; /* bytes it moved on the kept schedule before the call's path was agreed */
+    /* where its reads met the end of the file (INT64_MAX: they did not); a
+     * read served by aggregators asks the file instead */
+    int64_t eof;
+};
+
+/* What the call holds now and at most (metadata, staged data), and the
+ * maxima over ranks the stats report, once agreed. */
+struct call_usage {
+    int64_t meta, meta_peak, staged, staged_peak;
+    int64_t node_aggregated; /* this rank led its node's access */
+    bool agreed;             /* the last agreement took the maxima */
+};
+
 struct call {
     struct tacio_file *f;
     bool is_write, at;
-    char *buf; /* the user's buffer */
-    struct access a;
+    /* The access and buffer the call runs: the user's, or nothing once
+     * this rank's own I/O ran on the kept schedule, or, while its node
+     * aggregates (nodeagg.c swaps them in and out), the node's on the
+     * node's leader and nothing on the others. own stays the user's access
+     * (the status counts its bytes). */
+    struct access a, own;
+    char *buf;
+    /* reads: the bytes of a before the end of the file, asked of the file
+     * once, when first needed (call_readable); -1 until then */
+    int64_t readable;
     struct sched *s;   /* what runs: the file's kept schedule (reused) or a new one */
     struct sched stub; /* the new one when none could be allocated (the call fails) */
     bool reused;
-    int64_t did; /* bytes this rank already moved on its own (the independent fast path) */
-    /* where this rank's own reads met the end of the file (INT64_MAX: they
-     * did not); a read served by aggregators asks the file instead */
-    int64_t eof;
-    bool own_io; /* this rank's data moved by its own I/O (independent) */
-    /* reads: the bytes of the access before the end of the file, asked of
-     * the file once, when first needed (call_readable); -1 until then */
-    int64_t readable;
-    /* planning (cplan.c) */
-    int plan_rc;     /* this rank's first failure while planning, not yet agreed */
-    int peer_failed; /* rank 0: planning stopped because another rank failed */
-    struct crow row; /* this rank's row of C for the partition asked last */
-    /* held now and at most: metadata, staged data (stats) */
-    int64_t meta, meta_peak, staged, staged_peak;
-    int64_t node_aggregated; /* this rank led its host's access */
-    bool peaks_agreed;       /* the last round's agreement took the maxima */
-    struct nodeagg *node;    /* intra-node aggregation's state, when it ran */
-    bool gather_hosts;       /* rank 0: auto's plan gathers the hosts first */
-    bool hosts_gathered;     /* the call plans again on the gathered hosts */
+    struct call_planning planning;
+    struct call_own_io io;
+    struct call_usage use;
+    struct nodeagg *node; /* node aggregation's state, while it runs */
     double t[NSTAGES];
     double t0, mark; /* the call's start; the last stage's end */
 };
 
 static inline void meta_add(struct call *c, int64_t bytes)
 {
-    c->meta += bytes;
-    c->meta_peak = max64(c->meta_peak, c->meta);
+    c->use.meta += bytes;
+    c->use.meta_peak = max64(c->use.meta_peak, c->use.meta);
 }
 
 static inline void staged_add(struct call *c, int64_t bytes)
 {
-    c->staged += bytes;
-    c->staged_peak = max64(c->staged_peak, c->staged);
+    c->use.staged += bytes;
+    c->use.staged_peak = max64(c->use.staged_peak, c->use.staged);
 }
 
 /* Time spent since t0 goes to stage st; returns now, also kept as the

@@ -40,7 +40,7 @@ static int run_kept(struct call *c, int local, bool *handled)
     c->s = s;
     if (fits && s->independent) {
         local = indep_run(c);
-        c->did = c->a.n;
+        c->io.early = c->a.n;
     }
     int64_t v[NKEPT + NPEAKS] = {!fits, c->a.n ? shift : NO_SHIFT, c->a.n ? -shift : NO_SHIFT};
     peaks_get(c, v + NKEPT);
@@ -50,7 +50,7 @@ static int run_kept(struct call *c, int local, bool *handled)
     int64_t delta;
     *handled = rc || kept_fits(v, &delta);
     if (!*handled) {
-        if (c->did)
+        if (c->io.early)
             access_clear(&c->a);
         c->s = NULL;
         return 0;
@@ -58,7 +58,7 @@ static int run_kept(struct call *c, int local, bool *handled)
     c->reused = true;
     if (rc || s->independent) {
         peaks_set(c, v + NKEPT);
-        c->peaks_agreed = true;
+        c->use.agreed = true;
         return rc;
     }
     sched_shift(s, delta);
@@ -71,7 +71,7 @@ static int run_kept(struct call *c, int local, bool *handled)
 static int run_rounds(struct call *c)
 {
     double t0 = backend_clock();
-    int local = c->plan_rc;
+    int local = c->planning.rc;
     if (!local && c->s->plan) {
         rounds_count(c);
         local = links_out(c);
@@ -83,14 +83,14 @@ static int run_rounds(struct call *c)
     return agreed ? rc : rounds_run(c, rc);
 }
 
-/* auto chose to gather each host's data on its first rank: every host of
- * more than one rank gathers, and the call plans again on the leaders'
+/* auto chose node aggregation: every node of more than one rank gathers
+ * its data on its first rank, and the call plans again on the leaders'
  * accesses (a second pass: a summary gather and the outcome's broadcast,
- * which auto's model charged the gathered candidate). */
-static int gather_then_plan(struct call *c)
+ * which auto's model charged the node-aggregated candidate). */
+static int aggregate_then_plan(struct call *c)
 {
     double t0 = backend_clock();
-    c->hosts_gathered = true;
+    c->planning.on_nodes = true;
     int local = nodeagg_begin(c, 0, true);
     t0 = stage_add(c, ST_SHUFFLE, t0);
     int next = plan_call(c, local);
@@ -115,12 +115,12 @@ static int run_new(struct call *c, int local)
     t0 = stage_add(c, ST_SHUFFLE, t0); /* handing data to the host's leader is shuffle */
     int next = plan_call(c, local);
     t0 = stage_add(c, ST_PLAN, t0);
-    if (next == PLAN_GATHER_HOSTS)
-        next = gather_then_plan(c);
+    if (next == PLAN_NODE_AGGREGATION)
+        next = aggregate_then_plan(c);
     if (next == PLAN_ROUNDS)
         rc = run_rounds(c);
     else if (next == PLAN_INDEPENDENT)
-        rc = call_agree_last(c, c->plan_rc ? c->plan_rc : indep_run(c));
+        rc = call_agree_last(c, c->planning.rc ? c->planning.rc : indep_run(c));
     else
         rc = next == PLAN_NOTHING ? call_agree_last(c, 0) : next;
     t0 = backend_clock();
@@ -131,16 +131,16 @@ static int run_new(struct call *c, int local)
 
 /* A successful call's new schedule becomes the file's for its direction
  * (every rank decides alike: the call succeeded everywhere, and whether a
- * host gathered is a maximum every rank agreed on). */
+ * node aggregated is a maximum every rank agreed on). */
 static void keep_schedule(struct call *c)
 {
     struct tacio_file *f = c->f;
     struct sched *s = c->s;
     if (c->reused || s == &c->stub)
         return;
-    /* a host's gather is not kept; nor a call with nothing to move (no
+    /* a node aggregation is not kept; nor a call with nothing to move (no
      * rounds were laid out, and a kept schedule is run by its rounds) */
-    if (c->node_aggregated || (!s->independent && !s->rounds_state)) {
+    if (c->use.node_aggregated || (!s->independent && !s->rounds_state)) {
         sched_free(s);
         return;
     }
@@ -168,23 +168,23 @@ static void drop_schedules(struct call *c)
  * reports it (PnetCDF moves data by that count). A rank whose own reads
  * served it knows where they met the end, also when they ran on a kept
  * schedule before another rank's shape sent the call down a new path
- * (did: the rank took part in it with nothing); one served by aggregators
+ * (io.early: the rank took part in it with nothing); one served by aggregators
  * asks the file. */
-static int64_t transferred(struct call *c, const struct access *own)
+static int64_t transferred(struct call *c)
 {
-    if (c->is_write || c->own_io || c->did)
-        return access_bytes_below(own, c->eof);
-    return call_readable(c); /* c->a is own again */
+    if (c->is_write || c->io.ran || c->io.early)
+        return access_bytes_below(&c->own, c->io.eof);
+    return call_readable(c); /* c->a is the user's access again */
 }
 
 int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t count,
              MPI_Datatype dt, bool is_write, int64_t *bytes)
 {
     struct call c = {
-        .f = f, .is_write = is_write, .at = at, .buf = buf, .eof = INT64_MAX, .readable = -1};
+        .f = f, .is_write = is_write, .at = at, .buf = buf, .io.eof = INT64_MAX, .readable = -1};
     c.t0 = c.mark = backend_clock();
     int local = access_of(f, at, offset, count, dt, is_write, &c.a);
-    struct access own = c.a;
+    c.own = c.a;
     meta_add(&c, 24 * (c.a.v.ft->n + (c.a.mt ? c.a.mt->n : 0)));
     /* On a kept schedule the access is timed with the stage that follows:
      * in a 2 us call, reading the clock costs as much as the access. */
@@ -195,14 +195,14 @@ int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t c
     if (!handled)
         rc = run_new(&c, local);
     if (!rc) {
-        *bytes = transferred(&c, &own);
+        *bytes = transferred(&c);
         if (!at)
             f->fp += *bytes / f->view.etype_size;
         stats_record(&c);
         keep_schedule(&c);
     } else
         drop_schedules(&c);
-    crow_free(&c.row);
+    crow_free(&c.planning.row);
     return rc;
 }
 
@@ -211,14 +211,13 @@ int solo_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t c
 {
     /* the stub schedule: no sieve, since other ranks' writes may land in
      * this access's holes at any time */
-    struct call c = {.f = f, .is_write = is_write, .at = at, .buf = buf, .eof = INT64_MAX};
+    struct call c = {.f = f, .is_write = is_write, .at = at, .buf = buf, .io.eof = INT64_MAX};
     c.t0 = c.mark = backend_clock();
     c.s = &c.stub;
     int rc = access_of(f, at, offset, count, dt, is_write, &c.a);
-    struct access own = c.a;
     rc = rc ? rc : indep_run(&c);
     if (!rc) {
-        *bytes = access_bytes_below(&own, c.eof);
+        *bytes = access_bytes_below(&c.a, c.io.eof);
         if (!at)
             f->fp += *bytes / f->view.etype_size;
     }

@@ -18,12 +18,12 @@
 
 #include "call.h"
 
-enum { PLAN_ROUNDS = 1, PLAN_INDEPENDENT, PLAN_NOTHING, PLAN_GATHER_HOSTS };
+enum { PLAN_ROUNDS = 1, PLAN_INDEPENDENT, PLAN_NOTHING, PLAN_NODE_AGGREGATION };
 
 /* local: this rank's st1 result. Returns what follows (PLAN_*: the same on
  * every rank; PLAN_ROUNDS with c->s->plan NULL on a rank that could not
  * take the plan, whose links' agreement then fails the call;
- * PLAN_GATHER_HOSTS when auto rated gathering each host's data first
+ * PLAN_NODE_AGGREGATION when auto rated gathering each host's data first
  * fastest, after which the call plans again), or a failure agreed by every
  * rank. */
 int plan_call(struct call *c, int local);

@@ -28,21 +28,21 @@ static const struct opt_def defs[] = {
              "a write's aggregator receives scattered pieces into its window through a "
              "datatype; automatic: under Open MPI for pieces of 256 bytes on average"),
     TRISTATE("tacio_node_aggregation", node_aggregation,
-             "gather each host's data on its first rank before the shuffle; automatic: on "
-             "real hosts whose pieces average under tacio_node_agg_piece, or auto's choice"),
+             "gather each node's data on its first rank before the shuffle; automatic: on "
+             "real nodes whose pieces average under tacio_node_agg_piece, or auto's choice"),
     /* 0: automatic never gathers; nothing measured here paid (docs/architecture.md) */
     SIZE("tacio_node_agg_piece", node_agg_piece, 0, "0",
-         "automatic node aggregation: the average piece size under which a host gathers; "
+         "automatic node aggregation: the average piece size under which a node gathers; "
          "0: never"),
     SIZE("tacio_ranks_per_node", ranks_per_node, 1, NULL,
-         "virtual hosts of this many consecutive ranks; unset: the real hosts "
+         "virtual nodes of this many consecutive ranks; unset: the real nodes "
          "(MPI_COMM_TYPE_SHARED)"),
     {"tacio_topology", OPT_TEXT, FIELD(topology), 0, NULL, NULL, NULL,
      "the network, as a tacio --topology spec (docs/cli.md); unset: one switch"},
     SIZE("tacio_mem_per_node", mem_per_node, 1, NULL,
-         "a cap on each host's free memory, bytes, for mccio; unset: MemAvailable"),
+         "a cap on each node's free memory, bytes, for mccio; unset: MemAvailable"),
 };
-static const struct opt_table table = {defs, sizeof defs / sizeof *defs};
+static const struct opt_table table = {defs, sizeof defs / sizeof *defs, NULL};
 
 /* One key: the engine's, the planner's, ROMIO's that tacio leaves to the MPI
  * library (ignored), or an unknown tacio_ key (an error: a typo must not go

@@ -31,19 +31,19 @@ static int one_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
     struct call *c = in->c;
     char *run = flat_run(c->a.mt, c->buf, spos - c->a.s0, len);
     if (run)
-        return io_call(c->f, run, len, off, c->is_write, &c->eof);
+        return io_call(c->f, run, len, off, c->is_write, &c->io.eof);
     if (!bounce(in))
         return tacio_fail(TACIO_ENOMEM, "out of memory");
     for (int64_t done = 0; done < len;) {
         int64_t n = min64(len - done, BOUNCE_BYTES);
         if (c->is_write)
             flat_gather(c->a.mt, c->buf, spos - c->a.s0 + done, n, in->bounce);
-        int rc = io_call(c->f, in->bounce, n, off + done, c->is_write, &c->eof);
+        int rc = io_call(c->f, in->bounce, n, off + done, c->is_write, &c->io.eof);
         if (rc)
             return rc;
         if (!c->is_write) /* what was read: a short read leaves the rest as it was */
             flat_scatter(c->a.mt, c->buf, spos - c->a.s0 + done,
-                         max64(0, min64(n, c->eof - (off + done))), in->bounce);
+                         max64(0, min64(n, c->io.eof - (off + done))), in->bounce);
         done += n;
     }
     return 0;
@@ -74,7 +74,7 @@ static int stretch_piece(int64_t off, int64_t len, int64_t spos, void *ctx)
 static int stretch_piece_to_eof(int64_t off, int64_t len, int64_t spos, void *ctx)
 {
     const struct indep *in = ctx;
-    int64_t keep = max64(0, min64(len, in->c->eof - off));
+    int64_t keep = max64(0, min64(len, in->c->io.eof - off));
     return keep ? stretch_piece(off, keep, spos, ctx) : 0;
 }
 
@@ -99,8 +99,9 @@ static int stretch_io(struct indep *in, int64_t lo, int64_t hi)
         return tacio_fail(TACIO_ENOMEM, "out of memory");
     in->stretch = in->bounce;
     in->from = first;
-    int rc = io_call(c->f, in->stretch, last - first, first, false, c->is_write ? NULL : &c->eof);
-    piece_fn copy = c->is_write || c->eof >= last ? stretch_piece : stretch_piece_to_eof;
+    int rc =
+        io_call(c->f, in->stretch, last - first, first, false, c->is_write ? NULL : &c->io.eof);
+    piece_fn copy = c->is_write || c->io.eof >= last ? stretch_piece : stretch_piece_to_eof;
     rc = rc ? rc : view_walk(&a->v, a->s0, s1, lo, hi, copy, in);
     return rc || !c->is_write ? rc : io_call(c->f, in->stretch, last - first, first, true, NULL);
 }
@@ -121,7 +122,7 @@ int indep_run(struct call *c)
 {
     struct indep in = {.c = c};
     double t0 = stage_start(c); /* every caller has just ended a stage */
-    c->own_io = c->a.n > 0;     /* a host's other ranks (nodeagg) were served by its leader */
+    c->io.ran = c->a.n > 0;     /* a host's other ranks (nodeagg) were served by its leader */
     int64_t lo, hi;
     access_span(&c->a, &lo, &hi);
     int rc = 0;

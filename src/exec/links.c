@@ -27,14 +27,14 @@ static void window_counts(const struct access *a, const struct fdom_ranges *w, i
  * bytes, trimmed to [first, last] round with any. */
 static int link_fill(const struct call *c, struct link *l)
 {
-    int64_t nr = sched_fd_rounds(c->s, l->fd), first = -1, last = -1;
+    int64_t nr = sched_dom_rounds(c->s, l->dom), first = -1, last = -1;
     l->np = malloc(sizeof(int64_t) * (size_t)(nr + 1));
     l->bytes = malloc(sizeof(int64_t) * (size_t)(nr + 1));
     if (!l->np || !l->bytes)
         return tacio_fail(TACIO_ENOMEM, "out of memory");
     for (int64_t r = 0; r < nr; r++) {
         struct fdom_ranges w;
-        sched_round_window(c->s, l->fd, r, &w);
+        sched_round_window(c->s, l->dom, r, &w);
         window_counts(&c->a, &w, &l->np[r], &l->bytes[r]);
         if (l->bytes[r]) {
             first = first < 0 ? r : first;
@@ -52,14 +52,14 @@ int links_out(struct call *c)
 {
     struct sched *s = c->s;
     struct crow row = {0};
-    int rc = c->plan_rc ? c->plan_rc : own_row(c, &s->plan->part, &row);
+    int rc = c->planning.rc ? c->planning.rc : own_row(c, &s->plan->part, &row);
     s->out = rc ? NULL : xcalloc((size_t)row.nnz + 1, sizeof *s->out);
     if (!rc && !s->out)
         rc = tacio_fail(TACIO_ENOMEM, "out of memory");
     for (int64_t k = 0; !rc && k < row.nnz; k++) {
         struct link *l = &s->out[s->nout++];
-        l->fd = row.col[k];
-        l->peer = s->plan->agg[l->fd];
+        l->dom = row.col[k];
+        l->peer = s->plan->agg[l->dom];
     }
     crow_free(&row);
     return rc;
@@ -75,8 +75,8 @@ static int fill_links_out(struct call *c)
     return rc;
 }
 
-/* One message per link to the FD's aggregator: [fd, r0, nr, np..., bytes...];
- * after a failure, [fd, -1, 0] so the aggregator still hears from everyone. */
+/* One message per link to the FD's aggregator: [dom, r0, nr, np..., bytes...];
+ * after a failure, [dom, -1, 0] so the aggregator still hears from everyone. */
 static int send_meta(struct call *c, int local, int64_t **bufs, MPI_Request *req)
 {
     int n = 0;
@@ -89,7 +89,7 @@ static int send_meta(struct call *c, int local, int64_t **bufs, MPI_Request *req
             MPI_Isend(failed, 3, MPI_INT64_T, l->peer, TAG_META, c->f->comm, &req[n++]);
             continue;
         }
-        b[0] = l->fd;
+        b[0] = l->dom;
         b[1] = local ? -1 : l->r0;
         b[2] = local ? 0 : l->nr;
         if (!local) {
@@ -104,7 +104,7 @@ static int send_meta(struct call *c, int local, int64_t **bufs, MPI_Request *req
 
 static int link_from_meta(struct link *l, int peer, const int64_t *m, int count)
 {
-    *l = (struct link){.peer = peer, .fd = (int)m[0], .r0 = m[1], .nr = m[2]};
+    *l = (struct link){.peer = peer, .dom = (int)m[0], .r0 = m[1], .nr = m[2]};
     if (l->r0 < 0)
         return tacio_fail(TACIO_EIO, "rank %d failed before the shuffle", peer);
     if (count != 3 + 2 * l->nr)
@@ -166,7 +166,7 @@ int links_exchange(struct call *c, int local, bool *agreed)
         local = fill_links_out(c);
         if (nin)
             prc = post_meta_receives(c, bufs + s->nout, req + s->nout,
-                                     3 + 2 * sched_fd_rounds(s, s->my_fd));
+                                     3 + 2 * sched_dom_rounds(s, s->my_fd));
         local = send_meta(c, local ? local : prc, bufs, req);
         if (MPI_Waitall(s->nout + nin, req, st) != MPI_SUCCESS && !local)
             local = tacio_fail(TACIO_ECOMM, "the exchange of round counts failed");

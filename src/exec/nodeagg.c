@@ -14,7 +14,9 @@ struct hpiece {
 struct nodeagg {
     MPI_Comm comm; /* the host's ranks (f->host_comm) */
     int hrank, hsize;
-    struct access own; /* the rank's own access, put back after the collective */
+    /* the access and buffer the call ran before the swap (swap_in), put
+     * back after the collective (swap_out) */
+    struct access prior;
     char *buf;
     /* its pieces as (offset, length) pairs, and its stream as one run of
      * memory: in the user's buffer, or in copy */
@@ -56,8 +58,8 @@ static int pair_add(int64_t off, int64_t len, int64_t spos, void *ctx)
 static int local_part(struct call *c, struct nodeagg *a)
 {
     int rc = access_walk(&c->a, pair_add, a);
-    int64_t n = a->own.n;
-    a->stream = flat_run(a->own.mt, a->buf, 0, n);
+    int64_t n = a->prior.n;
+    a->stream = flat_run(a->prior.mt, a->buf, 0, n);
     if (!rc && !a->stream && n > 0 && !(a->stream = a->copy = malloc((size_t)n)))
         rc = tacio_fail(TACIO_ENOMEM, "out of memory packing %lld bytes", (long long)n);
     return rc;
@@ -66,7 +68,7 @@ static int local_part(struct call *c, struct nodeagg *a)
 /* Every rank's (failed, pieces, bytes): the host's counts, on every rank. */
 static int share_counts(struct nodeagg *a, bool failed, bool *any_failed)
 {
-    int64_t mine[3] = {failed, a->npieces, a->own.n};
+    int64_t mine[3] = {failed, a->npieces, a->prior.n};
     int64_t *all = malloc(sizeof(int64_t) * 3 * (size_t)a->hsize);
     a->npairs = malloc(sizeof(int) * 4 * (size_t)a->hsize);
     int ok = all && a->npairs, all_ok;
@@ -259,7 +261,7 @@ static void swap_in(struct call *c, struct nodeagg *a)
 
 static void swap_out(struct call *c, struct nodeagg *a)
 {
-    c->a = a->own;
+    c->a = a->prior;
     c->buf = a->buf;
     c->readable = -1;
 }
@@ -268,9 +270,9 @@ static void swap_out(struct call *c, struct nodeagg *a)
 static void ship_data(struct nodeagg *a)
 {
     if (a->copy)
-        flat_gather(a->own.mt, a->buf, 0, a->own.n, a->copy);
+        flat_gather(a->prior.mt, a->buf, 0, a->prior.n, a->copy);
     static char none;
-    MPI_Gatherv(a->stream ? a->stream : &none, (int)a->own.n, MPI_BYTE, a->packed, a->nbytes,
+    MPI_Gatherv(a->stream ? a->stream : &none, (int)a->prior.n, MPI_BYTE, a->packed, a->nbytes,
                 a->byte_displs, MPI_BYTE, 0, a->comm);
     if (a->hrank == 0)
         restage(a, true);
@@ -302,7 +304,7 @@ int nodeagg_begin(struct call *c, int local, bool chosen)
         MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c->f->host_comm);
         return local ? local : tacio_fail(TACIO_ENOMEM, "out of memory");
     }
-    *a = (struct nodeagg){.comm = c->f->host_comm, .own = c->a, .buf = c->buf};
+    *a = (struct nodeagg){.comm = c->f->host_comm, .prior = c->a, .buf = c->buf};
     MPI_Comm_rank(a->comm, &a->hrank);
     MPI_Comm_size(a->comm, &a->hsize);
     int rc = local ? local : local_part(c, a);
@@ -325,7 +327,7 @@ int nodeagg_begin(struct call *c, int local, bool chosen)
     c->node = a;
     swap_in(c, a);
     if (a->hrank == 0) {
-        c->node_aggregated = 1;
+        c->use.node_aggregated = 1;
         staged_add(c, 2 * a->total_bytes);
     }
     return 0;
@@ -341,13 +343,13 @@ int nodeagg_end(struct call *c, int rc)
         if (a->hrank == 0)
             restage(a, false);
         int64_t keep = call_readable(c);
-        if (keep < a->own.n && a->stream && !a->copy && (a->copy = malloc((size_t)a->own.n)))
+        if (keep < a->prior.n && a->stream && !a->copy && (a->copy = malloc((size_t)a->prior.n)))
             a->stream = a->copy; /* past the end of the file: not into the buffer */
         static char none;
         MPI_Scatterv(a->packed, a->nbytes, a->byte_displs, MPI_BYTE, a->stream ? a->stream : &none,
-                     (int)a->own.n, MPI_BYTE, 0, a->comm);
+                     (int)a->prior.n, MPI_BYTE, 0, a->comm);
         if (a->copy)
-            flat_scatter(a->own.mt, a->buf, 0, keep, a->copy);
+            flat_scatter(a->prior.mt, a->buf, 0, keep, a->copy);
     }
     nodeagg_free(a);
     c->node = NULL;

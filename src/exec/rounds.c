@@ -122,7 +122,7 @@ static void slot_release(struct call *c, struct slot *s)
 {
     struct rstate *rs = c->s->rounds_state;
     arena_reset(&c->f->slot[s->k].msgs);
-    c->staged -= s->nbytes;
+    c->use.staged -= s->nbytes;
     s->nbytes = 0;
     for (int k = 0; k < rs->nin; k++)
         s->inbuf[k] = s->indata[k] = NULL;
@@ -132,7 +132,7 @@ static void slot_release(struct call *c, struct slot *s)
 static void window_close(struct call *c, struct slot *s)
 {
     if (s->win.buf)
-        c->staged -= window_bytes(&s->win.w);
+        c->use.staged -= window_bytes(&s->win.w);
     s->win.buf = NULL;
     s->win.all.n = s->win.all.bytes = 0;
 }
@@ -205,7 +205,7 @@ static int check_counts(const struct link *l, int64_t r, const struct piece_list
     if (p->n == l->np[r - l->r0] && p->bytes == l->bytes[r - l->r0])
         return 0;
     return tacio_fail(TACIO_EINVAL, "internal: round %lld of FD %d changed size", (long long)r,
-                      l->fd);
+                      l->dom);
 }
 
 /* The (offset, length) pairs of a piece list. */
@@ -314,7 +314,7 @@ static int header_sends(struct call *c, struct slot *s, int64_t r, int local)
         if (!link_in_round(l, r))
             continue;
         struct fdom_ranges w;
-        sched_round_window(c->s, l->fd, r, &w);
+        sched_round_window(c->s, l->dom, r, &w);
         local = local ? local : access_pieces(&c->a, &w, &s->outp[k]);
         local = local ? local : check_counts(l, r, &s->outp[k]);
         if (!header_travels(c, l))

@@ -73,8 +73,8 @@ void sched_shift(struct sched *s, int64_t delta)
     s->base += delta;
     s->shift += delta;
     for (int j = 0; s->plan && j < s->plan->part.n; j++) {
-        s->plan->part.fd[j].start += delta;
-        s->plan->part.fd[j].end += delta;
+        s->plan->part.dom[j].start += delta;
+        s->plan->part.dom[j].end += delta;
     }
 }
 
@@ -87,8 +87,8 @@ int64_t sched_align(const struct tacio_plan *plan, int64_t striping_unit)
     if (p->striped)
         return p->unit * p->n;
     for (int j = 0; j < p->n; j++)
-        if (p->fd[j].unit)
-            return p->fd[j].stride;
+        if (p->dom[j].unit)
+            return p->dom[j].stride;
     return striping_unit > 0 ? striping_unit : 1;
 }
 
@@ -126,16 +126,16 @@ int link_keep_header(struct link *l, int64_t r, const int64_t *hdr, int64_t shif
  * rounds are pipelined). */
 int64_t sched_window_size(const struct sched *s, int j)
 {
-    return fdom_round_window(&s->plan->part.fd[j], s->cb, s->pipelined);
+    return fdom_round_window(&s->plan->part.dom[j], s->cb, s->pipelined);
 }
 
-int64_t sched_fd_rounds(const struct sched *s, int j)
+int64_t sched_dom_rounds(const struct sched *s, int j)
 {
-    return fdom_rounds(&s->plan->part.fd[j], s->cb, s->pipelined);
+    return fdom_rounds(&s->plan->part.dom[j], s->cb, s->pipelined);
 }
 
 void sched_round_window(const struct sched *s, int j, int64_t r, struct fdom_ranges *w)
 {
     int64_t size = sched_window_size(s, j);
-    fdom_window(&s->plan->part.fd[j], r * size, (r + 1) * size, w);
+    fdom_window(&s->plan->part.dom[j], r * size, (r + 1) * size, w);
 }

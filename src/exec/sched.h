@@ -29,7 +29,7 @@
  * every round's pairs back to back, offsets relative to the schedule's
  * shift when they were kept; hdr_at[r - r0] is where round r's start. */
 struct link {
-    int peer, fd;
+    int peer, dom;
     int64_t r0, nr;
     int64_t *np, *bytes;
     int64_t *hdr, *hdr_at;
@@ -72,7 +72,7 @@ struct sched {
 
 /* Bytes of FD j a round serves, its rounds, and round r's file ranges. */
 int64_t sched_window_size(const struct sched *s, int j);
-int64_t sched_fd_rounds(const struct sched *s, int j);
+int64_t sched_dom_rounds(const struct sched *s, int j);
 void sched_round_window(const struct sched *s, int j, int64_t r, struct fdom_ranges *w);
 
 /* Whether link l has data in round r. */

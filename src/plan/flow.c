@@ -29,7 +29,7 @@ struct heap_item {
 
 struct flow {
     const struct tacio_topo *t;
-    const struct comm *c;
+    const struct cmatrix *c;
     bool latp;
     int V, p, a, nv, sink, root;
     int *cptr, *cidx; /* tree vertex -> children: switches' vertices, hosts' ranks */
@@ -146,7 +146,7 @@ static int relax(struct flow *f, int x, int y, int64_t cost);
  * the tree's vertices, a few tens of thousands, are summed into. */
 static void collect_tree_holders(struct flow *f, int j)
 {
-    const struct comm *c = f->c;
+    const struct cmatrix *c = f->c;
     for (int64_t k = c->col_ptr[j]; k < c->col_ptr[j + 1]; k++) {
         int h = vparent(f, f->V + c->row[k]);
         if (f->bsum[h] == 0)
@@ -182,7 +182,7 @@ static int relax_holders(struct flow *f, int x, int j)
 {
     collect_tree_holders(f, j);
     int rc = 0;
-    const struct comm *c = f->c;
+    const struct cmatrix *c = f->c;
     for (int64_t k = c->col_ptr[j]; k < c->col_ptr[j + 1] && !rc; k++) {
         int v = f->V + c->row[k], h = vparent(f, v);
         if (v != f->entry[j])
@@ -445,7 +445,7 @@ static void flow_free(struct flow *f)
         free(ptrs[i]);
 }
 
-int assign_tree_flow(const struct tacio_topo *t, const struct comm *c, bool latp, int *agg,
+int assign_tree_flow(const struct tacio_topo *t, const struct cmatrix *c, bool latp, int *agg,
                      int64_t *total)
 {
     if (!topo_has_tree(t) || (!latp && !t->uniform_depth))

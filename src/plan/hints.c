@@ -102,24 +102,24 @@ static const struct opt_def defs[] = {
          "mccio: the smallest file domain its partition tree bisects to (the paper's "
          "Msg_ind); unset: one leaf per aggregator slot"),
     SIZE("tacio_mem_min", mem_min, 0, NULL,
-         "mccio: the free memory a host needs to aggregate (the paper's Mem_min); unset: "
+         "mccio: the free memory a node needs to aggregate (the paper's Mem_min); unset: "
          "cb_buffer_size"),
-    SIZE("tacio_aggs_per_host", aggs_per_host, 1, "1",
-         "mccio: the most aggregators on one host (the paper's N_ah)"),
+    SIZE("tacio_aggs_per_node", aggs_per_node, 1, "1",
+         "mccio: the most aggregators on one node (the paper's N_ah)"),
     SIZE("tacio_msg_group", msg_group, 0, NULL,
          "mccio: the bytes of one aggregation group (the paper's Msg_group); 0: one group"),
     {"tacio_solver", OPT_CHOICE, FIELD(solver), 0, "auto", solver_names, NULL,
      "latp and tatp's assignment solver: the min-cost flow on trees, the dense LAP, or "
      "whichever fits the topology"},
     RATE("tacio_bw_link", bw_link, "12.5e9",
-         "auto's model: a host's network link, bytes/s (default: 100 Gb/s)"),
+         "auto's model: a node's network link, bytes/s (default: 100 Gb/s)"),
     RATE("tacio_bw_uplink", bw_uplink, NULL,
          "auto's model: a link between switches, bytes/s; unset: tacio_bw_link"),
     RATE("tacio_bw_copy", bw_copy, "4e9",
-         "auto's model: a copy between ranks of one host (shared memory), bytes/s"),
+         "auto's model: a copy between ranks of one node (shared memory), bytes/s"),
     RATE("tacio_bw_agg_io", bw_agg_io, "2e9", "auto's model: one aggregator's file I/O, bytes/s"),
-    RATE("tacio_bw_host_io", bw_host_io, NULL,
-         "auto's model: one host's file I/O, bytes/s; unset: not charged"),
+    RATE("tacio_bw_node_io", bw_node_io, NULL,
+         "auto's model: one node's file I/O, bytes/s; unset: not charged"),
     RATE("tacio_bw_fs", bw_fs, "100e9", "auto's model: the file system's aggregate, bytes/s"),
     RATE("tacio_latency", latency, "2e-6", "auto's model: a message's flight time, s"),
     RATE("tacio_msg_overhead", msg_overhead, "1e-6",
@@ -128,7 +128,12 @@ static const struct opt_def defs[] = {
      "auto's model: the share of the link rate a message of a size gets, BYTES:FACTOR;... "
      "(SimGrid's smpi/bw-factor form); empty: 1 at every size"},
 };
-static const struct opt_table table = {defs, sizeof defs / sizeof *defs};
+/* Hints say "node" for a machine of the job (a host, in the code); these
+ * two said "host" once, and their old names keep working (docs/hints.md). */
+static const struct opt_alias aliases[] = {{"tacio_aggs_per_host", "tacio_aggs_per_node"},
+                                           {"tacio_bw_host_io", "tacio_bw_node_io"},
+                                           {NULL, NULL}};
+static const struct opt_table table = {defs, sizeof defs / sizeof *defs, aliases};
 
 /* ROMIO hints the planner leaves to the MPI engine (romio_cb_*) or to the
  * MPI library. */

@@ -107,7 +107,7 @@ int lap_dense(int nr, int nc, const int64_t *cost, int *r2c, int64_t *total)
     return rc;
 }
 
-int64_t hop_bytes_of(const struct tacio_topo *t, const struct comm *c, int j, int rank)
+int64_t hop_bytes_of(const struct tacio_topo *t, const struct cmatrix *c, int j, int rank)
 {
     int64_t sum = 0;
     for (int64_t k = c->col_ptr[j]; k < c->col_ptr[j + 1]; k++)
@@ -116,7 +116,7 @@ int64_t hop_bytes_of(const struct tacio_topo *t, const struct comm *c, int j, in
 }
 
 /* W as a dense FD x rank matrix (moved bytes T_j - C[i][j] for latp). */
-static int build_cost(const struct tacio_topo *t, const struct comm *c, bool latp, int64_t **out)
+static int build_cost(const struct tacio_topo *t, const struct cmatrix *c, bool latp, int64_t **out)
 {
     int64_t n = (int64_t)c->a * c->p;
     if (n > (int64_t)1 << 31)
@@ -143,7 +143,7 @@ static int build_cost(const struct tacio_topo *t, const struct comm *c, bool lat
     return 0;
 }
 
-int assign_dense(const struct tacio_topo *t, const struct comm *c, bool latp, int *agg,
+int assign_dense(const struct tacio_topo *t, const struct cmatrix *c, bool latp, int *agg,
                  int64_t *total)
 {
     int64_t *w = NULL;

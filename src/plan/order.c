@@ -39,8 +39,8 @@ static void rotate_from(int *ranks, int64_t n, const int *rank_pos, int start, i
     memcpy(ranks, tmp, sizeof(int) * (size_t)n);
 }
 
-static int order_by_host_rotation(const struct tacio_topo *t, const struct comm *c, const int *agg,
-                                  struct tacio_plan *plan)
+static int order_by_host_rotation(const struct tacio_topo *t, const struct cmatrix *c,
+                                  const int *agg, struct tacio_plan *plan)
 {
     int64_t widest = 0;
     for (int j = 0; j < c->a; j++)
@@ -72,7 +72,7 @@ static int order_by_host_rotation(const struct tacio_topo *t, const struct comm 
     return rc;
 }
 
-int order_build(const struct tacio_topo *t, const struct comm *c, struct tacio_plan *plan)
+int order_build(const struct tacio_topo *t, const struct cmatrix *c, struct tacio_plan *plan)
 {
     return plan->order_rule == ORDER_HOST_ROTATION ? order_by_host_rotation(t, c, plan->agg, plan)
                                                    : 0;

@@ -6,8 +6,8 @@
 int partition_alloc(struct partition *p, int n)
 {
     memset(p, 0, sizeof *p);
-    p->fd = xcalloc((size_t)n, sizeof(struct fdom));
-    if (!p->fd)
+    p->dom = xcalloc((size_t)n, sizeof(struct fdom));
+    if (!p->dom)
         return tacio_fail(TACIO_ENOMEM, "out of memory for %d file domains", n);
     p->n = n;
     return 0;
@@ -19,8 +19,8 @@ void partition_free(struct partition *p)
         p->aux_free(p->aux);
     p->aux = NULL;
     p->aux_free = NULL;
-    free(p->fd);
-    p->fd = NULL;
+    free(p->dom);
+    p->dom = NULL;
     p->n = 0;
 }
 
@@ -30,7 +30,7 @@ int partition_fixed(const struct plan_ctx *ctx, struct partition *out)
     const struct tacio_pattern *pat = ctx->pat;
     int rc = partition_alloc(out, pat->nfixed);
     for (int j = 0; !rc && j < pat->nfixed; j++)
-        out->fd[j] = (struct fdom){pat->fixed_start[j], pat->fixed_start[j + 1], 0, 0, 0};
+        out->dom[j] = (struct fdom){pat->fixed_start[j], pat->fixed_start[j + 1], 0, 0, 0};
     return rc;
 }
 
@@ -58,7 +58,7 @@ int partition_even(const struct plan_ctx *ctx, int n, struct partition *out)
             end = i == n - 1 ? hi : round_to_stripe(end, unit);
         start = min64(start, hi);
         end = max64(start, min64(end, hi));
-        out->fd[i] = (struct fdom){start, end, 0, 0, 0};
+        out->dom[i] = (struct fdom){start, end, 0, 0, 0};
         start = end;
     }
     return 0;
@@ -80,7 +80,7 @@ int partition_stripes(const struct plan_ctx *ctx, int n, struct partition *out)
     for (int j = 0; j < n; j++) {
         int64_t k = k0 + ((j - k0 % n) % n + n) % n;
         int64_t start = min64(max64(k * unit, ctx->lo), ctx->hi);
-        out->fd[j] = (struct fdom){start, ctx->hi, unit, unit * n, 0};
+        out->dom[j] = (struct fdom){start, ctx->hi, unit, unit * n, 0};
     }
     return 0;
 }

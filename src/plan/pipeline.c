@@ -23,7 +23,7 @@ static int partition_copy(const struct partition *part, struct partition *out)
 {
     int rc = partition_alloc(out, part->n);
     if (!rc && part->n)
-        memcpy(out->fd, part->fd, sizeof *part->fd * (size_t)part->n);
+        memcpy(out->dom, part->dom, sizeof *part->dom * (size_t)part->n);
     out->striped = part->striped;
     out->unit = part->unit;
     return rc;
@@ -39,13 +39,13 @@ static int partition_of(const struct plan_ctx *ctx, const struct tacio_strategy 
 
 /* C for the partition the assignment left: mccio's remerges join
  * neighbouring FDs, whose columns are merged; anything else is rebuilt. */
-static int comm_after_assign(const struct plan_ctx *ctx, const struct partition *before,
-                             const struct partition *part, struct comm *c)
+static int cmatrix_after_assign(const struct plan_ctx *ctx, const struct partition *before,
+                                const struct partition *part, struct cmatrix *c)
 {
-    int rc = c->a == part->n ? 0 : comm_merge_columns(c, before, part);
+    int rc = c->a == part->n ? 0 : cmatrix_merge_columns(c, before, part);
     if (rc == 1) {
-        comm_free(c);
-        rc = plan_comm(ctx, part, c);
+        cmatrix_free(c);
+        rc = plan_cmatrix(ctx, part, c);
     }
     return rc;
 }
@@ -59,12 +59,13 @@ static int agg_alloc(struct tacio_plan *p)
 
 /* st2 + st3: partition, C, assignment. */
 static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_strategy *s,
-                                const struct partition *given, struct tacio_plan *p, struct comm *c)
+                                const struct partition *given, struct tacio_plan *p,
+                                struct cmatrix *c)
 {
     struct partition before = {0};
     int rc = partition_of(ctx, s, given, &p->part);
     if (!rc)
-        rc = plan_comm(ctx, &p->part, c);
+        rc = plan_cmatrix(ctx, &p->part, c);
     if (!rc)
         rc = agg_alloc(p);
     if (!rc)
@@ -72,7 +73,7 @@ static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_s
     if (!rc)
         rc = s->assign(ctx, &p->part, c, p);
     if (!rc)
-        rc = comm_after_assign(ctx, &before, &p->part, c);
+        rc = cmatrix_after_assign(ctx, &before, &p->part, c);
     partition_free(&before);
     return rc;
 }
@@ -86,7 +87,8 @@ int64_t plan_keep_c_max(void)
 /* A strategy that assigns without C, planned from the pattern: C is
  * streamed through the metrics, and kept only when small enough. */
 static int assign_then_stream(const struct plan_ctx *ctx, const struct tacio_strategy *s,
-                              const struct partition *given, struct tacio_plan *p, struct comm *c)
+                              const struct partition *given, struct tacio_plan *p,
+                              struct cmatrix *c)
 {
     int64_t nnz = 0;
     int rc = partition_of(ctx, s, given, &p->part);
@@ -97,14 +99,14 @@ static int assign_then_stream(const struct plan_ctx *ctx, const struct tacio_str
     if (!rc)
         rc = metrics_stream(ctx, p, &nnz);
     if (!rc && nnz <= plan_keep_c_max())
-        rc = comm_build(ctx->pat, &p->part, ctx->threads, c);
+        rc = cmatrix_build(ctx->pat, &p->part, ctx->threads, c);
     return rc;
 }
 
 static int plan_pipeline(const struct plan_ctx *ctx, const struct tacio_strategy *s,
-                         const struct partition *given, struct tacio_plan *p, struct comm *c)
+                         const struct partition *given, struct tacio_plan *p, struct cmatrix *c)
 {
-    if (s->assigns_without_comm && !ctx->comm_of)
+    if (s->assigns_without_cmatrix && !ctx->cmatrix_of)
         return assign_then_stream(ctx, s, given, p, c);
     int rc = partition_and_assign(ctx, s, given, p, c);
     return rc ? rc : metrics_compute(ctx, c, p);
@@ -127,12 +129,12 @@ int plan_run_partition(const struct plan_ctx *ctx, const struct tacio_strategy *
 {
     double t0 = clock_seconds();
     struct tacio_plan *p = NULL;
-    struct comm c = {0};
+    struct cmatrix c = {0};
     int rc = plan_alloc(ctx, s, &p);
     if (rc)
         return rc;
     rc = plan_pipeline(ctx, s, given, p, &c);
-    p->comm = c; /* the plan owns C from here on */
+    p->cmat = c; /* the plan owns C from here on */
     if (!rc && c.row)
         rc = order_build(ctx->topo, &c, p);
     if (rc) {
@@ -171,7 +173,7 @@ static int *host_leaders(const struct tacio_topo *t)
  * on the gathered accesses (a summary gather and the plan's broadcast,
  * log2 p hops each). The host's own small collectives stay in its shared
  * memory: not charged, as the model charges no on-host latency. */
-static double gather_seconds(const struct plan_ctx *ctx, const struct comm *moved)
+static double gather_seconds(const struct plan_ctx *ctx, const struct cmatrix *moved)
 {
     int64_t *held = xcalloc((size_t)moved->p + 1, sizeof(int64_t)), most = 0;
     for (int64_t k = 0; held && k < moved->nnz; k++)
@@ -181,12 +183,12 @@ static double gather_seconds(const struct plan_ctx *ctx, const struct comm *move
     return 2.0 * (double)most / h->bw_copy + 2 * collective_hops(ctx->topo->nprocs) * h->latency;
 }
 
-int plan_gather_hosts(const struct plan_ctx *ctx, const struct tacio_plan *p,
-                      struct tacio_plan **out)
+int plan_node_aggregated(const struct plan_ctx *ctx, const struct tacio_plan *p,
+                         struct tacio_plan **out)
 {
     *out = NULL;
     const struct tacio_topo *t = ctx->topo;
-    if (!p->comm.row || !t->rank_host || t->nused_hosts >= t->nprocs)
+    if (!p->cmat.row || !t->rank_host || t->nused_hosts >= t->nprocs)
         return 0; /* no C kept, or no host with two ranks */
     int *to = host_leaders(t);
     struct tacio_plan *v = xcalloc(1, sizeof *v);
@@ -198,25 +200,25 @@ int plan_gather_hosts(const struct plan_ctx *ctx, const struct tacio_plan *p,
         v->order_rule = p->order_rule;
         v->lap_cost = p->lap_cost;
         v->mem_shortfall = p->mem_shortfall;
-        v->gather_hosts = 1;
+        v->node_aggregated = 1;
         rc = partition_copy(&p->part, &v->part);
     }
     if (!rc)
         rc = agg_alloc(v);
     if (!rc) {
         memcpy(v->agg, p->agg, sizeof(int) * (size_t)p->part.n);
-        rc = comm_move_rows(&p->comm, to, &v->comm);
+        rc = cmatrix_move_rows(&p->cmat, to, &v->cmat);
     }
     if (!rc)
-        rc = metrics_compute(ctx, &v->comm, v);
+        rc = metrics_compute(ctx, &v->cmat, v);
     if (!rc)
-        rc = order_build(t, &v->comm, v);
+        rc = order_build(t, &v->cmat, v);
     free(to);
     if (rc) {
         tacio_plan_free(v);
         return rc;
     }
-    v->m.model_seconds += gather_seconds(ctx, &v->comm);
+    v->m.model_seconds += gather_seconds(ctx, &v->cmat);
     *out = v;
     return 0;
 }
@@ -266,10 +268,10 @@ int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo 
 }
 
 /* C as the engine's rank 0 gets it: each rank's exact row, from the whole
- * pattern (comm_arg), whatever the summary planned on. */
-static int exact_rows(const struct plan_ctx *ctx, const struct partition *part, struct comm *out)
+ * pattern (cmatrix_arg), whatever the summary planned on. */
+static int exact_rows(const struct plan_ctx *ctx, const struct partition *part, struct cmatrix *out)
 {
-    return comm_build(ctx->comm_arg, part, 0, out);
+    return cmatrix_build(ctx->cmatrix_arg, part, 0, out);
 }
 
 int tacio_plan_compute_as_engine(const struct tacio_pattern *pat, const struct tacio_topo *topo,
@@ -297,7 +299,7 @@ void tacio_plan_free(struct tacio_plan *p)
     if (!p)
         return;
     partition_free(&p->part);
-    comm_free(&p->comm);
+    cmatrix_free(&p->cmat);
     free(p->agg);
     free(p->order_ptr);
     free(p->order);
@@ -316,15 +318,15 @@ static void json_fds(const struct tacio_plan *p, FILE *out)
 {
     fputs("\"fds\":[", out);
     for (int j = 0; j < p->part.n; j++) {
-        const struct fdom *fd = &p->part.fd[j];
+        const struct fdom *dom = &p->part.dom[j];
         fprintf(out,
                 "%s{\"index\":%d,\"start\":%lld,\"end\":%lld,\"aggregator\":%d,\"bytes\":%lld,"
                 "\"mem\":%lld",
-                j ? "," : "", j, (long long)fd->start, (long long)fd->end, p->agg[j],
+                j ? "," : "", j, (long long)dom->start, (long long)dom->end, p->agg[j],
                 (long long)p->fd_bytes[j], (long long)p->fd_mem[j]);
-        if (fd->unit)
-            fprintf(out, ",\"unit\":%lld,\"stride\":%lld", (long long)fd->unit,
-                    (long long)fd->stride);
+        if (dom->unit)
+            fprintf(out, ",\"unit\":%lld,\"stride\":%lld", (long long)dom->unit,
+                    (long long)dom->stride);
         fputc('}', out);
     }
     fputc(']', out);
@@ -366,9 +368,9 @@ int tacio_plan_write_json(const struct tacio_plan *p, FILE *out)
     fprintf(out,
             "\"max_agg_bytes\":%lld,\"max_agg_mem\":%lld,\"messages\":%lld,\"rounds\":%lld,"
             "\"offnode_msgs\":%lld,\"max_step_fanin\":%d,\"mem_shortfall\":%d,"
-            "\"gather_hosts\":%d,\"model_seconds\":%.6g,\"plan_seconds\":%.6f}",
+            "\"node_aggregated\":%d,\"model_seconds\":%.6g,\"plan_seconds\":%.6f}",
             (long long)m->max_agg_bytes, (long long)m->max_agg_mem, (long long)m->messages,
             (long long)m->rounds, (long long)m->offnode_msgs, m->max_step_fanin, p->mem_shortfall,
-            p->gather_hosts, m->model_seconds, p->plan_seconds);
+            p->node_aggregated, m->model_seconds, p->plan_seconds);
     return fflush(out) == 0 && !ferror(out) ? 0 : tacio_fail(TACIO_EIO, "writing the plan failed");
 }

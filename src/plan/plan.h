@@ -1,7 +1,7 @@
 /* Internal structures of the planning pipeline:
  *   st1 access  pattern -> [lo, hi)            (pattern.h)
  *   st2 plan    partition -> FDs, assign -> aggregators  (strategies)
- *   st3 route   C[i][j] = bytes rank i holds for FD j    (comm.c)
+ *   st3 route   C[i][j] = bytes rank i holds for FD j    (cmatrix.c)
  * plus metrics (metrics.c). */
 #ifndef TACIO_PLAN_INTERNAL_H
 #define TACIO_PLAN_INTERNAL_H
@@ -23,11 +23,11 @@ struct tacio_hints {
     char strategy[32];
     int64_t msg_ind;       /* mccio: leaf size of the partition tree */
     int64_t mem_min;       /* mccio: free memory a host needs to host an aggregator */
-    int64_t aggs_per_host; /* mccio: N_ah */
+    int64_t aggs_per_node; /* mccio: N_ah */
     int64_t msg_group;     /* mccio: aggregation group size; 0: one group */
     int solver;            /* SOLVER_* */
     /* auto's cost model, bytes/s and seconds */
-    double bw_link, bw_uplink, bw_copy, bw_agg_io, bw_host_io, bw_fs, latency, msg_overhead;
+    double bw_link, bw_uplink, bw_copy, bw_agg_io, bw_node_io, bw_fs, latency, msg_overhead;
     /* the share of a link's rate a message of a given size gets, as
      * "BYTES:FACTOR;..." (SimGrid's smpi/bw-factor form: a message of at
      * least BYTES bytes, the largest such entry); empty: 1 at every size */
@@ -51,7 +51,7 @@ struct fdom {
 
 struct partition {
     int n;
-    struct fdom *fd;
+    struct fdom *dom;
     bool striped; /* FD j = stripes k with k mod n == j (same unit for all) */
     int64_t unit;
     void *aux; /* a strategy's own state between partition and assign */
@@ -60,7 +60,7 @@ struct partition {
 
 /* Sparse C by FD (CSC): column j's entries are [col_ptr[j], col_ptr[j+1]),
  * rank row[k] holding cval[k] bytes, ranks increasing. */
-struct comm {
+struct cmatrix {
     int p, a;
     int64_t nnz;
     int64_t *col_ptr, *cval;
@@ -104,7 +104,7 @@ struct tacio_plan {
     int64_t lap_cost;  /* optimum the solver reported, -1 if none ran */
     int mem_shortfall; /* mccio: FDs placed on a host below mem_min */
     struct metrics m;
-    struct comm comm;             /* C for the plan's FDs (the engine routes with it), or empty */
+    struct cmatrix cmat;          /* C for the plan's FDs (the engine routes with it), or empty */
     int64_t *fd_bytes, *fd_mem;   /* per FD (= per aggregator): data, buffer memory */
     int64_t *link_up, *link_down; /* per tree vertex: bytes on the link to its parent */
     char **link_name;             /* per tree vertex (names_copy: one block) */
@@ -114,31 +114,31 @@ struct tacio_plan {
     /* auto chose to gather each host's data on its first rank before the
      * shuffle (intra-node aggregation): its hosts send one message per
      * aggregator where their ranks each sent one */
-    int gather_hosts;
+    int node_aggregated;
 };
 
 struct plan_ctx;
-/* Builds C for a partition. NULL: comm_build from the pattern. The MPI
+/* Builds C for a partition. NULL: cmatrix_build from the pattern. The MPI
  * engine plans from a summary of the ranks' accesses (exact spans, byte
  * quantiles) and gets each rank's exact row of C from the rank itself. */
-typedef int (*comm_source)(const struct plan_ctx *ctx, const struct partition *part,
-                           struct comm *out);
+typedef int (*cmatrix_source)(const struct plan_ctx *ctx, const struct partition *part,
+                              struct cmatrix *out);
 
 struct plan_ctx {
     const struct tacio_pattern *pat;
     const struct tacio_topo *topo;
     const struct tacio_hints *h;
     int64_t lo, hi; /* st1: the access range */
-    comm_source comm_of;
-    void *comm_arg; /* comm_of's own state */
+    cmatrix_source cmatrix_of;
+    void *cmatrix_arg; /* cmatrix_of's own state */
     /* Threads for the walks over the ranks: 0, plan_threads' default; the
      * MPI engine plans on 1, as the other cores of rank 0's host run ranks
      * (which may busy-poll while rank 0 plans). */
     int threads;
     /* auto may rate each candidate with its hosts' data gathered on their
-     * first ranks (plan_gather_hosts): the engine's intra-node aggregation
+     * first ranks (plan_node_aggregated): the engine's intra-node aggregation
      * is left to auto (neither forced nor ruled out by the hints) */
-    bool may_gather;
+    bool may_aggregate_nodes;
 };
 
 struct tacio_strategy {
@@ -147,8 +147,8 @@ struct tacio_strategy {
     int (*partition)(const struct plan_ctx *ctx, struct partition *out);
     /* Sets plan->agg (and plan->order_rule); may rewrite part (mccio
      * remerges), after which the pipeline rebuilds C. c is NULL when
-     * assigns_without_comm is set and the planner streams C instead. */
-    int (*assign)(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
+     * assigns_without_cmatrix is set and the planner streams C instead. */
+    int (*assign)(const struct plan_ctx *ctx, struct partition *part, const struct cmatrix *c,
                   struct tacio_plan *plan);
     /* Whole-plan override (auto); partition/assign are unused when set. */
     int (*plan)(const struct plan_ctx *ctx, struct tacio_plan **out);
@@ -157,7 +157,7 @@ struct tacio_strategy {
     bool reads_distribution;
     /* Under the engine (src/exec/cplan.c), for a strategy that reads the
      * distribution only when it pays (auto): given the plan input built
-     * from the ranks' spans alone (ctx, comm_of NULL), whether to ask them
+     * from the ranks' spans alone (ctx, cmatrix_of NULL), whether to ask them
      * for their byte quantiles too: an order of order_bytes broadcast, then
      * a gather bringing gather_bytes to rank 0. NULL: reads_distribution
      * decides. */
@@ -165,7 +165,7 @@ struct tacio_strategy {
                               bool *out);
     /* assign does not read C (a rank list, a layout): the planner need not
      * hold C, only stream it through the metrics */
-    bool assigns_without_comm;
+    bool assigns_without_cmatrix;
     /* auto tries it (at 1, 2 and 4 aggregators per host) */
     bool auto_candidate;
 };
@@ -198,26 +198,26 @@ void partition_free(struct partition *p);
 
 /* FD geometry (fdom.c) */
 /* Bytes of file an FD covers (its stripes' bytes, for a striped FD). */
-int64_t fdom_extent(const struct fdom *fd);
+int64_t fdom_extent(const struct fdom *dom);
 /* The file ranges of FD-relative bytes [lo, hi) of an FD, in file order. */
 #define FDOM_MAX_RANGES 64
 struct fdom_ranges {
     int64_t lo[FDOM_MAX_RANGES], hi[FDOM_MAX_RANGES];
     int n;
 };
-void fdom_window(const struct fdom *fd, int64_t lo, int64_t hi, struct fdom_ranges *out);
+void fdom_window(const struct fdom *dom, int64_t lo, int64_t hi, struct fdom_ranges *out);
 /* The bytes of a window of the FD for a buffer of cb: cb, or fewer when its
  * stripes are so small that cb would span more than FDOM_MAX_RANGES. */
-int64_t fdom_window_size(const struct fdom *fd, int64_t cb);
+int64_t fdom_window_size(const struct fdom *dom, int64_t cb);
 /* The memory FD fd's aggregator holds at once: its own limit, within cb. */
-int64_t fdom_memory(const struct fdom *fd, int64_t cb);
+int64_t fdom_memory(const struct fdom *dom, int64_t cb);
 /* The engine's rounds over an FD (src/exec/rounds.c): round r serves FD
  * bytes [r * size, (r + 1) * size) of it, size being the FD's memory, half
  * of it when rounds are pipelined (two windows are held at once), within
  * what the FD's stripes allow (fdom_window_size). Here so that the
  * planner's round counts and the engine's lay out the same windows. */
-int64_t fdom_round_window(const struct fdom *fd, int64_t cb, bool pipelined);
-int64_t fdom_rounds(const struct fdom *fd, int64_t cb, bool pipelined);
+int64_t fdom_round_window(const struct fdom *dom, int64_t cb, bool pipelined);
+int64_t fdom_rounds(const struct fdom *dom, int64_t cb, bool pipelined);
 /* The most rounds any FD of the partition takes. */
 int64_t partition_rounds(const struct partition *p, int64_t cb, bool pipelined);
 /* FD holding offset x and where that piece ends. */
@@ -225,24 +225,25 @@ int partition_locate(const struct partition *p, int64_t x, int64_t *piece_end);
 
 /* st3 */
 /* threads as plan_ctx's */
-int comm_build(const struct tacio_pattern *pat, const struct partition *part, int threads,
-               struct comm *out);
-/* C for part through ctx->comm_of, or comm_build. */
-int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct comm *out);
+int cmatrix_build(const struct tacio_pattern *pat, const struct partition *part, int threads,
+                  struct cmatrix *out);
+/* C for part through ctx->cmatrix_of, or cmatrix_build. */
+int plan_cmatrix(const struct plan_ctx *ctx, const struct partition *part, struct cmatrix *out);
 /* C from its rows (CSR over p ranks and a FDs); frees the arrays. */
-int comm_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct comm *out);
-void comm_free(struct comm *c);
+int cmatrix_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct cmatrix *out);
+void cmatrix_free(struct cmatrix *c);
 /* C with row r's bytes moved to row to[r] (a host's ranks to its first,
  * when hosts gather their data before the shuffle), rows summed. */
-int comm_move_rows(const struct comm *c, const int *to, struct comm *out);
+int cmatrix_move_rows(const struct cmatrix *c, const int *to, struct cmatrix *out);
 /* C for part, each of whose FDs is a run of neighbouring FDs of old (C's
  * partition), by merging C's columns in place: 0. 1: part is not such a
  * merge (nothing changed); < 0: an error. */
-int comm_merge_columns(struct comm *c, const struct partition *old, const struct partition *part);
+int cmatrix_merge_columns(struct cmatrix *c, const struct partition *old,
+                          const struct partition *part);
 /* One rank's row at a time, accumulated per FD: after row_compute, the
  * row's FDs are touched[0 .. ntouched) (increasing when asked sorted) with
  * acc[j] bytes each; row_clear readies it for the next rank. For walks over
- * all ranks that keep only what they sum (metrics_stream, comm_build). */
+ * all ranks that keep only what they sum (metrics_stream, cmatrix_build). */
 struct row_acc {
     const struct tacio_pattern *pat;
     const struct partition *part;
@@ -263,8 +264,8 @@ struct crow {
     int *col;
     int64_t *val;
 };
-int comm_row_build(const struct tacio_pattern *pat, int rank, const struct partition *part,
-                   struct crow *out);
+int cmatrix_row_build(const struct tacio_pattern *pat, int rank, const struct partition *part,
+                      struct crow *out);
 void crow_free(struct crow *r);
 
 /* Aggregator candidates by ROMIO's cb_config_list rule (cbconfig.c), at most
@@ -281,18 +282,18 @@ int cb_config_check(const char *list);
 int lap_dense(int nrows, int ncols, const int64_t *cost, int *row_to_col, int64_t *total);
 /* Exact min hop-bytes (or, with latp_costs, min moved bytes) assignment of
  * every FD to a distinct rank over a tree topology, never building W. */
-int assign_tree_flow(const struct tacio_topo *t, const struct comm *c, bool latp_costs, int *agg,
+int assign_tree_flow(const struct tacio_topo *t, const struct cmatrix *c, bool latp_costs, int *agg,
                      int64_t *total);
 /* Same optimum from the dense W (or moved-bytes) matrix: any topology. */
-int assign_dense(const struct tacio_topo *t, const struct comm *c, bool latp_costs, int *agg,
+int assign_dense(const struct tacio_topo *t, const struct cmatrix *c, bool latp_costs, int *agg,
                  int64_t *total);
 /* W[i][j] for one rank and FD (hop-bytes if FD j is served by rank i). */
-int64_t hop_bytes_of(const struct tacio_topo *t, const struct comm *c, int j, int rank);
+int64_t hop_bytes_of(const struct tacio_topo *t, const struct cmatrix *c, int j, int rank);
 
 /* st-order: the explicit collection order of plan->order_rule, from C
  * (order.c) */
-int order_build(const struct tacio_topo *t, const struct comm *c, struct tacio_plan *plan);
-int metrics_compute(const struct plan_ctx *ctx, const struct comm *c, struct tacio_plan *plan);
+int order_build(const struct tacio_topo *t, const struct cmatrix *c, struct tacio_plan *plan);
+int metrics_compute(const struct plan_ctx *ctx, const struct cmatrix *c, struct tacio_plan *plan);
 /* The same metrics from the pattern's rows, host by host, without holding
  * C; *nnz is C's entry count. */
 int metrics_stream(const struct plan_ctx *ctx, struct tacio_plan *plan, int64_t *nnz);
@@ -310,6 +311,16 @@ double plan_msg_factor(const struct tacio_hints *h, const struct tacio_plan *pla
  * ranks, as the model charges them: ceil(log2 p), at least 1. */
 double collective_hops(int nprocs);
 
+/* The figures of a plan auto's cost model reads besides its metrics. */
+struct model_in {
+    int64_t max_nic;  /* off-host bytes into the busiest aggregator */
+    int64_t max_copy; /* on-host bytes (from other ranks of its host) into the busiest one */
+    int64_t max_msgs; /* messages into the busiest aggregator and out of the busiest sender */
+};
+/* auto's cost model: the plan's seconds (model.c's comment says how). */
+double model_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
+                     const struct tacio_plan *plan, const struct model_in *in);
+
 /* the pipeline with an explicit strategy (auto runs it per candidate) */
 int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct tacio_plan **out);
 /* The same on a partition given whole (a copy is planned) in place of
@@ -321,7 +332,7 @@ int plan_run_partition(const struct plan_ctx *ctx, const struct tacio_strategy *
  * aggregators, C's rows moved to the leaders, the metrics and model redone
  * and the gathering's own cost added. *out NULL when there is nothing to
  * gather (no host runs two ranks) or the plan kept no C. */
-int plan_gather_hosts(const struct plan_ctx *ctx, const struct tacio_plan *plan,
-                      struct tacio_plan **out);
+int plan_node_aggregated(const struct plan_ctx *ctx, const struct tacio_plan *plan,
+                         struct tacio_plan **out);
 
 #endif

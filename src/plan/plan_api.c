@@ -89,7 +89,7 @@ int tacio_plan_get_fd(const struct tacio_plan *plan, int fd, struct tacio_fd_inf
 {
     if (fd < 0 || fd >= plan->part.n)
         return tacio_fail(TACIO_EINVAL, "FD %d of a plan with %d", fd, plan->part.n);
-    const struct fdom *d = &plan->part.fd[fd];
+    const struct fdom *d = &plan->part.dom[fd];
     *out = (struct tacio_fd_info){d->start,
                                   d->end,
                                   d->unit,
@@ -150,9 +150,9 @@ int64_t tacio_plan_get_order(const struct tacio_plan *plan, int fd, const int **
 int64_t tacio_plan_get_hop_bytes(const struct tacio_plan *plan, const struct tacio_topo *topo,
                                  int rank, int fd)
 {
-    if (!plan->comm.row)
+    if (!plan->cmat.row)
         return -1; /* too large to keep (plan_keep_c_max) */
-    if (fd < 0 || fd >= plan->comm.a || rank < 0 || rank >= plan->comm.p)
+    if (fd < 0 || fd >= plan->cmat.a || rank < 0 || rank >= plan->cmat.p)
         return 0;
-    return hop_bytes_of(topo, &plan->comm, fd, rank);
+    return hop_bytes_of(topo, &plan->cmat, fd, rank);
 }

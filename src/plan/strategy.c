@@ -43,7 +43,7 @@ int plan_naggs(const struct plan_ctx *ctx)
     return ranklist_count(ctx, ctx->h->cb_nodes);
 }
 
-int assign_ranklist(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
+int assign_ranklist(const struct plan_ctx *ctx, struct partition *part, const struct cmatrix *c,
                     struct tacio_plan *plan)
 {
     (void)c;

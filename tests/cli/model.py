@@ -6,8 +6,8 @@ the difference of the two rates, with the bytes taken from the plan itself
   - tacio_bw_uplink: the busiest link between switches (below a switch);
   - rounds after the first: one window each over the slowest link class;
   - tacio_bw_link: with the uplinks slow, a host's own links do not count;
-  - tacio_bw_host_io: the bytes of the busiest host's aggregators;
-  - unset tacio_bw_host_io: not charged at all;
+  - tacio_bw_node_io: the bytes of the busiest host's aggregators;
+  - unset tacio_bw_node_io: not charged at all;
   - tacio_bw_copy: bytes an aggregator copies from ranks of its own host;
   - pipelined rounds overlap the copies and the I/O (the shorter adds its
     share of one round), one round adds them;
@@ -102,7 +102,7 @@ def test_host_io(tacio):
         check(close(got, want), f"{s}: host I/O term {got} s, want {want} s ({busiest} B)")
         unset = plan(tacio, "block", s, **fast, **per_host)
         check(unset["model_seconds"] < b["model_seconds"] / 10,
-              f"{s}: unset tacio_bw_host_io still charged ({unset['model_seconds']} s)")
+              f"{s}: unset tacio_bw_node_io still charged ({unset['model_seconds']} s)")
 
 
 ONE_HOST = ["--pattern", "cube:n=32", "--procs", "8", "--topology", "flat:nodes=1,cores=8"]
@@ -199,17 +199,17 @@ def test_bw_factors(tacio):
           f"an entry above the mean message applied: {above['model_seconds']} s")
 
 
-def test_gather_hosts(tacio):
-    # auto rates each candidate with its hosts gathered on their first
-    # ranks too: the same bytes over the same links in fewer, larger
+def test_node_aggregation(tacio):
+    # auto rates each candidate with node aggregation too (each node's data
+    # on its first rank): the same bytes over the same links in fewer, larger
     # messages, at the price of two copies on the leader. Messages under
     # 64 KiB at a hundredth of the links' rate make it pay; without factors
     # it only costs.
     base = dict(FAST, tacio_bw_link=1e6, tacio_bw_copy=1e9)
     plain = plan_on(tacio, TREE_JOB, "auto", **base)
-    check(plain["gather_hosts"] == 0, f"auto gathered with nothing to gain: {plain['detail']}")
+    check(plain["node_aggregated"] == 0, f"auto gathered with nothing to gain: {plain['detail']}")
     slow = plan_on(tacio, TREE_JOB, "auto", tacio_bw_factors="0:0.01;65536:1", **base)
-    check(slow["gather_hosts"] == 1 and "hosts gathered first" in slow["detail"],
+    check(slow["node_aggregated"] == 1 and "node aggregation first" in slow["detail"],
           f"auto did not gather small messages: {slow['detail']}")
     # the same choice ungathered: the same links and bytes, more messages
     k = slow["detail"].split(" with ")[1].split()[0]
@@ -225,7 +225,7 @@ def test_gather_hosts(tacio):
 def main():
     tacio = sys.argv[1]
     test_bw_factors(tacio)
-    test_gather_hosts(tacio)
+    test_node_aggregation(tacio)
     test_uplink(tacio)
     test_round_tails(tacio)
     test_host_io(tacio)

@@ -12,7 +12,7 @@ cat >"$work/src/plan/strategies/toy.c" <<'C'
 /* toy: ROMIO's file domains, every one served by the last rank. */
 #include "../strategy.h"
 
-static int assign_last(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
+static int assign_last(const struct plan_ctx *ctx, struct partition *part, const struct cmatrix *c,
                        struct tacio_plan *plan)
 {
     (void)ctx;

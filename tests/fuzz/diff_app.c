@@ -269,7 +269,7 @@ static const char *valid_hints[][2] = {
     {"striping_unit", "65536"},
     {"tacio_ranks_per_node", "1"},
     {"tacio_ranks_per_node", "2"},
-    {"tacio_aggs_per_host", "2"},
+    {"tacio_aggs_per_node", "2"},
 };
 
 /* Hints for one open; *doc names a hint tacio refuses on purpose. */
@@ -290,7 +290,7 @@ static MPI_Info open_hints(struct state *s, const char **doc)
         MPI_Info_set(info, "tacio_strategy", "no_such_strategy");
         *doc = "tacio_hint_invalid";
     } else if (nprocs > 1 && chance(3)) {
-        MPI_Info_set(info, "tacio_aggs_per_host", rank ? "1" : "2");
+        MPI_Info_set(info, "tacio_aggs_per_node", rank ? "1" : "2");
         *doc = "tacio_hint_differs";
     }
     return info;

@@ -14,7 +14,7 @@ line=$("$@" -n 2 "$cal" "$work" --mib 4 2>&1 | grep '^hosts=')
 echo "$line"
 model=${line##*model=}
 [ -n "$line" ] && [ "$model" != "$line" ] && ok || ko "no model line"
-for k in tacio_bw_agg_io tacio_bw_host_io tacio_bw_fs tacio_bw_copy; do
+for k in tacio_bw_agg_io tacio_bw_node_io tacio_bw_fs tacio_bw_copy; do
     v=$(tr , '\n' <<<"$model" | sed -n "s/^$k=//p")
     awk -v v="$v" 'BEGIN { exit !(v + 0 > 1e6) }' && ok || ko "$k=$v: expected a rate above 1 MB/s"
 done

@@ -144,7 +144,7 @@ grep -q "write_at_all: .*the host's leader, allocating" <<<"$line" && ! grep -q 
 # mccio's leaves: 1557504 hop-bytes against the engine's 1559672).
 memory_case() {
     local np=64 mem=normal:mean=32k,sd=16k,seed=3 dir="$work/mem" line want got
-    local hint="cb_buffer_size=1048576,tacio_mem_min=8192,tacio_aggs_per_host=1"
+    local hint="cb_buffer_size=1048576,tacio_mem_min=8192,tacio_aggs_per_node=1"
     "$tacio" platform --topology "$topo" --procs "$np" --placement scatter:seed=2 \
         --memory "$mem" --out "$dir" >/dev/null || { ko "tacio platform --memory"; return; }
     rm -f "$work/data.bin"

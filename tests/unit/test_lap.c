@@ -105,9 +105,9 @@ static void solve_both(const char *topo_spec, const char *place, int p, int a, u
     struct tacio_pattern *pat = random_job(p, a, seed, hot);
     struct plan_ctx ctx = {.pat = pat, .topo = t, .h = NULL, .lo = 0, .hi = 0};
     struct partition part;
-    struct comm c;
+    struct cmatrix c;
     CHECK_EQ(partition_fixed(&ctx, &part), 0);
-    CHECK_EQ(comm_build(pat, &part, 0, &c), 0);
+    CHECK_EQ(cmatrix_build(pat, &part, 0, &c), 0);
     for (int latp = 0; latp < 2; latp++) {
         int *agg_f = malloc(sizeof(int) * (size_t)a), *agg_d = malloc(sizeof(int) * (size_t)a);
         int64_t cost_f = -1, cost_d = -2;
@@ -130,7 +130,7 @@ static void solve_both(const char *topo_spec, const char *place, int p, int a, u
         free(agg_f);
         free(agg_d);
     }
-    comm_free(&c);
+    cmatrix_free(&c);
     partition_free(&part);
     tacio_pattern_free(pat);
     tacio_topo_free(t);

@@ -70,9 +70,9 @@ static void same_metrics(const struct tacio_plan *a, const struct tacio_plan *b)
 /* The plan's metrics against both ways of computing them. */
 static void check_plan(struct job *j, const struct tacio_plan *p)
 {
-    CHECK(p->comm.row != NULL); /* small jobs keep C */
+    CHECK(p->cmat.row != NULL); /* small jobs keep C */
     struct tacio_plan col = bare(p);
-    CHECK_EQ(metrics_compute(&j->ctx, &p->comm, &col), 0);
+    CHECK_EQ(metrics_compute(&j->ctx, &p->cmat, &col), 0);
     same_metrics(p, &col);
     bare_free(&col);
     for (int threads = 1; threads <= 3; threads += 2) {
@@ -80,15 +80,15 @@ static void check_plan(struct job *j, const struct tacio_plan *p)
         struct tacio_plan str = bare(p);
         int64_t nnz = -1;
         CHECK_EQ(metrics_stream(&j->ctx, &str, &nnz), 0);
-        CHECK_EQ(nnz, p->comm.nnz);
+        CHECK_EQ(nnz, p->cmat.nnz);
         same_metrics(p, &str);
         bare_free(&str);
-        struct comm c; /* C's passes split over the threads: the same C */
-        CHECK_EQ(comm_build(j->base.p, &p->part, threads, &c), 0);
-        CHECK_EQ(c.nnz, p->comm.nnz);
-        for (int64_t k = 0; k < c.nnz && k < p->comm.nnz; k++)
-            CHECK(c.row[k] == p->comm.row[k] && c.cval[k] == p->comm.cval[k]);
-        comm_free(&c);
+        struct cmatrix c; /* C's passes split over the threads: the same C */
+        CHECK_EQ(cmatrix_build(j->base.p, &p->part, threads, &c), 0);
+        CHECK_EQ(c.nnz, p->cmat.nnz);
+        for (int64_t k = 0; k < c.nnz && k < p->cmat.nnz; k++)
+            CHECK(c.row[k] == p->cmat.row[k] && c.cval[k] == p->cmat.cval[k]);
+        cmatrix_free(&c);
     }
     j->ctx.threads = 0;
 }
@@ -130,9 +130,9 @@ static void check_without_c(void)
     CHECK_EQ(tacio_plan_compute(j.base.p, j.base.t, j.base.h, &threaded), 0);
     unsetenv("TACIO_PLAN_THREADS");
     unsetenv("TACIO_PLAN_KEEP_C");
-    CHECK(kept && dropped && threaded && kept->comm.nnz > 100);
+    CHECK(kept && dropped && threaded && kept->cmat.nnz > 100);
     if (kept && dropped && threaded) {
-        CHECK(dropped->comm.row == NULL && dropped->order == NULL);
+        CHECK(dropped->cmat.row == NULL && dropped->order == NULL);
         same_metrics(kept, dropped);
         same_metrics(kept, threaded);
         const int *s = NULL;

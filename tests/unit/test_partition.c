@@ -1,5 +1,6 @@
 /* Partitioners: ROMIO's even split (with and without striping_unit), the
- * Lustre stripe deal, and the memory-conscious partition tree's remerge. */
+ * Lustre stripe deal, and the memory-conscious partition tree's remerge;
+ * and the hints' older spellings. */
 #include "check.h"
 #include "plan/mctree.h"
 #include "plan/strategy.h"
@@ -19,8 +20,8 @@ static void expect_fds(const struct partition *p, int n, const int64_t (*fd)[2])
 {
     CHECK_EQ(p->n, n);
     for (int j = 0; j < n && j < p->n; j++) {
-        CHECK_EQ(p->fd[j].start, fd[j][0]);
-        CHECK_EQ(p->fd[j].end, fd[j][1]);
+        CHECK_EQ(p->dom[j].start, fd[j][0]);
+        CHECK_EQ(p->dom[j].end, fd[j][1]);
     }
 }
 
@@ -44,11 +45,11 @@ static void test_even(void)
     h = hints_with(NULL, NULL);
     ctx = (struct plan_ctx){.pat = &pat, .topo = NULL, .h = h, .lo = 0, .hi = 97};
     CHECK_EQ(partition_even(&ctx, 16, &p), 0);
-    CHECK_EQ(p.fd[0].end, 7);
-    CHECK_EQ(p.fd[13].start, 91);
-    CHECK_EQ(p.fd[13].end, 97);
-    CHECK_EQ(p.fd[14].start, p.fd[14].end);
-    CHECK_EQ(p.fd[15].start, p.fd[15].end);
+    CHECK_EQ(p.dom[0].end, 7);
+    CHECK_EQ(p.dom[13].start, 91);
+    CHECK_EQ(p.dom[13].end, 97);
+    CHECK_EQ(p.dom[14].start, p.dom[14].end);
+    CHECK_EQ(p.dom[15].start, p.dom[15].end);
     int64_t piece;
     CHECK_EQ(partition_locate(&p, 96, &piece), 13);
     CHECK_EQ(piece, 97);
@@ -68,10 +69,10 @@ static void test_stripes(void)
     CHECK_EQ(partition_locate(&p, 6, &piece), 1); /* stripe 1 */
     CHECK_EQ(piece, 8);
     CHECK_EQ(partition_locate(&p, 13, &piece), 0); /* stripe 3 */
-    CHECK_EQ(p.fd[1].start, 6);
-    CHECK_EQ(p.fd[2].start, 8);
-    CHECK_EQ(p.fd[0].start, 12);
-    CHECK_EQ(p.fd[0].stride, 12);
+    CHECK_EQ(p.dom[1].start, 6);
+    CHECK_EQ(p.dom[2].start, 8);
+    CHECK_EQ(p.dom[0].start, 12);
+    CHECK_EQ(p.dom[0].stride, 12);
     partition_free(&p);
     tacio_hints_free(h);
 }
@@ -134,6 +135,24 @@ static void test_remerge_case2(void)
     mc_free(&t);
 }
 
+/* A hint's older spelling sets the same field, and the canonical text
+ * (what ranks compare, TACIO_PRINT_HINTS) names it by its new key. */
+static void test_hint_aliases(void)
+{
+    struct tacio_hints *h = hints_with("tacio_aggs_per_host", "3");
+    CHECK_EQ(tacio_hints_set(h, "tacio_bw_host_io", "5e8"), 0);
+    CHECK_EQ(h->aggs_per_node, 3);
+    CHECK(h->bw_node_io == 5e8);
+    char text[4096];
+    size_t len = 0;
+    CHECK_EQ(hints_format(h, text, sizeof text, &len), 0);
+    CHECK(strstr(text, "tacio_aggs_per_node=3") != NULL);
+    CHECK(strstr(text, "tacio_bw_node_io=5") != NULL);
+    CHECK(strstr(text, "_host") == NULL);
+    CHECK(tacio_hints_set(h, "tacio_aggs_per_hots", "3") != 0); /* a typo stays one */
+    tacio_hints_free(h);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -143,5 +162,6 @@ int main(int argc, char **argv)
     test_lustre_counts();
     test_remerge_case1();
     test_remerge_case2();
+    test_hint_aliases();
     return check_report("test_partition");
 }

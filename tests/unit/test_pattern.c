@@ -142,8 +142,8 @@ static int64_t check_pattern(const char *spec, int procs)
 /* C by regions vs C summed from the extents, for a partition. */
 static void check_comm(const struct tacio_pattern *p, const struct partition *part)
 {
-    struct comm c;
-    CHECK_EQ(comm_build(p, part, 0, &c), 0);
+    struct cmatrix c;
+    CHECK_EQ(cmatrix_build(p, part, 0, &c), 0);
     int64_t *want = calloc((size_t)part->n, sizeof(int64_t));
     for (int r = 0; r < p->nprocs; r++) {
         el.n = 0;
@@ -166,7 +166,7 @@ static void check_comm(const struct tacio_pattern *p, const struct partition *pa
         for (int64_t k = c.col_ptr[j]; k < c.col_ptr[j + 1]; k++)
             CHECK(c.cval[k] > 0 && (k == c.col_ptr[j] || c.row[k] > c.row[k - 1]));
     free(want);
-    comm_free(&c);
+    cmatrix_free(&c);
 }
 
 /* FDs with boundaries at random offsets in [lo, hi), some empty. */
@@ -185,7 +185,7 @@ static void random_partition(int64_t lo, int64_t hi, int n, uint64_t *st, struct
             cut[k - 1] = t;
         }
     for (int j = 0; j < n; j++)
-        out->fd[j] = (struct fdom){cut[j], cut[j + 1], 0, 0, 0};
+        out->dom[j] = (struct fdom){cut[j], cut[j + 1], 0, 0, 0};
     free(cut);
 }
 
@@ -252,8 +252,8 @@ static void test_comm_of_summary(void)
             struct partition part;
             CHECK_EQ(tacio_hints_set(h, "striping_unit", units[u]), 0);
             CHECK_EQ(partition_stripes(&ctx, n, &part), 0);
-            struct comm c;
-            CHECK_EQ(comm_build(p, &part, 0, &c), 0);
+            struct cmatrix c;
+            CHECK_EQ(cmatrix_build(p, &part, 0, &c), 0);
             for (int r = 0; r < 4; r++) {
                 int64_t want[5] = {0}, lo, hi;
                 p->ops->span(p, r, &lo, &hi);
@@ -269,7 +269,7 @@ static void test_comm_of_summary(void)
                     CHECK_EQ(got, want[j]);
                 }
             }
-            comm_free(&c);
+            cmatrix_free(&c);
             partition_free(&part);
         }
     tacio_hints_free(h);
@@ -290,12 +290,12 @@ static void test_merge_columns(void)
     int groups[] = {0, 2, 3, 6, 9}; /* FDs {0,1}, {2}, {3,4,5}, {6,7,8} */
     CHECK_EQ(partition_alloc(&coarse, 4), 0);
     for (int g = 0; g < 4; g++)
-        coarse.fd[g] =
-            (struct fdom){fine.fd[groups[g]].start, fine.fd[groups[g + 1] - 1].end, 0, 0, 0};
-    struct comm merged, rebuilt;
-    CHECK_EQ(comm_build(p, &fine, 0, &merged), 0);
-    CHECK_EQ(comm_merge_columns(&merged, &fine, &coarse), 0);
-    CHECK_EQ(comm_build(p, &coarse, 0, &rebuilt), 0);
+        coarse.dom[g] =
+            (struct fdom){fine.dom[groups[g]].start, fine.dom[groups[g + 1] - 1].end, 0, 0, 0};
+    struct cmatrix merged, rebuilt;
+    CHECK_EQ(cmatrix_build(p, &fine, 0, &merged), 0);
+    CHECK_EQ(cmatrix_merge_columns(&merged, &fine, &coarse), 0);
+    CHECK_EQ(cmatrix_build(p, &coarse, 0, &rebuilt), 0);
     CHECK_EQ(merged.a, rebuilt.a);
     CHECK_EQ(merged.nnz, rebuilt.nnz);
     CHECK_EQ(merged.total, rebuilt.total);
@@ -308,11 +308,11 @@ static void test_merge_columns(void)
         CHECK_EQ(merged.cval[k], rebuilt.cval[k]);
     }
     int64_t nnz = rebuilt.nnz; /* finer FDs are no merge: nothing changes */
-    CHECK_EQ(comm_merge_columns(&rebuilt, &coarse, &fine), 1);
+    CHECK_EQ(cmatrix_merge_columns(&rebuilt, &coarse, &fine), 1);
     CHECK_EQ(rebuilt.a, 4);
     CHECK_EQ(rebuilt.nnz, nnz);
-    comm_free(&merged);
-    comm_free(&rebuilt);
+    cmatrix_free(&merged);
+    cmatrix_free(&rebuilt);
     partition_free(&fine);
     partition_free(&coarse);
     tacio_hints_free(h);

@@ -100,18 +100,18 @@ static void test_mccio_remerge(void)
      * merges into rank 2's; likewise 5 into 4 and 7 into 6. */
     CHECK_EQ(p->part.n, 3);
     if (p->part.n == 3) {
-        CHECK_EQ(p->part.fd[0].start, 0);
-        CHECK_EQ(p->part.fd[0].end, 16 << 20);
+        CHECK_EQ(p->part.dom[0].start, 0);
+        CHECK_EQ(p->part.dom[0].end, 16 << 20);
         CHECK_EQ(p->agg[0], 2);
         CHECK_EQ(p->agg[1], 4);
         CHECK_EQ(p->agg[2], 6);
-        CHECK_EQ(p->part.fd[2].end, 32 << 20);
+        CHECK_EQ(p->part.dom[2].end, 32 << 20);
     }
     CHECK_EQ(p->mem_shortfall, 0);
     tacio_plan_free(p);
 
     /* two aggregators per host: every leaf off host 0 keeps its own */
-    CHECK_EQ(tacio_hints_set(j.h, "tacio_aggs_per_host", "2"), 0);
+    CHECK_EQ(tacio_hints_set(j.h, "tacio_aggs_per_node", "2"), 0);
     p = plan(&j, "mccio");
     CHECK_EQ(p->part.n, 6);
     CHECK_EQ(p->agg[0], 2);
@@ -139,7 +139,7 @@ static void test_mccio_groups(void)
     struct tacio_plan *p = plan(&j, "mccio");
     CHECK_EQ(p->part.n, 4);
     for (int k = 0; k < p->part.n; k++) {
-        CHECK_EQ(p->part.fd[k].end - p->part.fd[k].start, 8 << 20);
+        CHECK_EQ(p->part.dom[k].end - p->part.dom[k].start, 8 << 20);
         CHECK_EQ(j.t->rank_host[p->agg[k]], k); /* aggregator on the data's host */
     }
     CHECK_EQ(p->m.offnode_bytes, 0);
@@ -152,13 +152,13 @@ static void test_mccio_groups(void)
 static void test_mccio_default_slots(void)
 {
     struct test_job j = job("cube:n=64", 64, "tree:racks=2,nodes=6,cores=8", "scatter:seed=1");
-    CHECK_EQ(tacio_hints_set(j.h, "tacio_aggs_per_host", "2"), 0);
+    CHECK_EQ(tacio_hints_set(j.h, "tacio_aggs_per_node", "2"), 0);
     struct tacio_plan *p = plan(&j, "mccio");
     CHECK_EQ(p->part.n, 2 * j.t->nused_hosts);
     int64_t lo = INT64_MAX, hi = 0;
     for (int k = 0; k < p->part.n; k++) {
-        lo = min64(lo, p->part.fd[k].end - p->part.fd[k].start);
-        hi = max64(hi, p->part.fd[k].end - p->part.fd[k].start);
+        lo = min64(lo, p->part.dom[k].end - p->part.dom[k].start);
+        hi = max64(hi, p->part.dom[k].end - p->part.dom[k].start);
     }
     CHECK(hi - lo <= 8); /* equal to within an element */
     CHECK_EQ(p->m.naggs, p->part.n);

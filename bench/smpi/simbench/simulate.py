@@ -73,7 +73,7 @@ def _cpu_limited(seconds):
 
 
 def _environment(case, plat, paper):
-    per = f"cb_config_list=*:{case.per_host},tacio_aggs_per_host={case.per_host}"
+    per = f"cb_config_list=*:{case.per_host},tacio_aggs_per_node={case.per_host}"
     env = dict(os.environ, TACIO_SIM_IO_BW=str(IO_BW),
                TACIO_HINTS=",".join([f"tacio_topology={plat.spec}", per, plat.model,
                                      *case.hints]))

@@ -119,7 +119,7 @@ def plan(work, tacio, job, strategy, k, as_engine=False):
     hints the bench runs it with (K both ways, the platform's model); with
     as_engine, planned as the engine plans (on the ranks' summaries)."""
     plat = platform(work, tacio, job)
-    hints = plat.model.split(",") + [f"cb_config_list=*:{k}", f"tacio_aggs_per_host={k}"]
+    hints = plat.model.split(",") + [f"cb_config_list=*:{k}", f"tacio_aggs_per_node={k}"]
     p = subprocess.run([tacio, "plan", "--json", "--pattern", planner_pattern(job),
                         "--procs", str(job.ranks), "--topology", plat.spec,
                         "--placement", job.placement, "--strategy", strategy]

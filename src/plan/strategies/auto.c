@@ -32,7 +32,7 @@ static int run_candidate(const struct plan_ctx *ctx, const struct tacio_strategy
 {
     struct tacio_hints h = *ctx->h;
     snprintf(h.cb_config_list, sizeof h.cb_config_list, "*:%d", k);
-    h.aggs_per_host = k;
+    h.aggs_per_node = k;
     h.cb_nodes = 0; /* the candidate's own count: k per host */
     snprintf(h.strategy, sizeof h.strategy, "%s", s->name);
     struct plan_ctx sub = *ctx;
@@ -40,11 +40,11 @@ static int run_candidate(const struct plan_ctx *ctx, const struct tacio_strategy
     return plan_run(&sub, s, out);
 }
 
-/* The candidate: strategy s at k per host, gathering hosts or not. */
+/* The candidate: strategy s at k per node, with node aggregation or not. */
 struct choice {
     const struct tacio_strategy *s;
     int k;
-    bool gather;
+    bool node_aggregated;
 };
 
 /* p replaces *best (and c *chosen) when the model rates it clearly faster. */
@@ -61,7 +61,7 @@ static void consider(struct tacio_plan **best, struct choice *chosen, struct tac
 }
 
 /* The best candidate's plan, on ctx's C. Each candidate is rated as it is
- * and, where ctx allows, with its hosts gathered (the same FDs and
+ * and, where ctx allows, with node aggregation (the same FDs and
  * aggregators: only C's senders change), which pays where the ranks' own
  * messages are small. */
 static int best_candidate(const struct plan_ctx *ctx, struct tacio_plan **out,
@@ -76,8 +76,8 @@ static int best_candidate(const struct plan_ctx *ctx, struct tacio_plan **out,
             struct tacio_plan *p, *v = NULL;
             struct choice c = {s, per_host[k], false};
             rc = run_candidate(ctx, s, c.k, &p);
-            if (!rc && ctx->may_gather)
-                rc = plan_gather_hosts(ctx, p, &v);
+            if (!rc && ctx->may_aggregate_nodes)
+                rc = plan_node_aggregated(ctx, p, &v);
             if (rc) {
                 tacio_plan_free(p);
                 break;
@@ -126,12 +126,12 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
 {
     struct choice c = {0};
     struct plan_ctx summary = *ctx;
-    summary.comm_of = NULL; /* C from ctx->pat: under the engine, the summary */
+    summary.cmatrix_of = NULL; /* C from ctx->pat: under the engine, the summary */
     struct tacio_plan *best;
     int rc = best_candidate(&summary, &best, &c);
-    /* the chosen one on the ranks' exact C; a gathering one is planned
-     * again by the engine once the hosts have gathered */
-    if (!rc && ctx->comm_of && !c.gather) {
+    /* the chosen one on the ranks' exact C; one with node aggregation is
+     * planned again by the engine once the nodes have aggregated */
+    if (!rc && ctx->cmatrix_of && !c.node_aggregated) {
         double rated = best->m.model_seconds;
         tacio_plan_free(best);
         rc = run_candidate(ctx, c.s, c.k, &best);
@@ -143,7 +143,7 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     } else if (!rc)
         snprintf(best->detail, sizeof best->detail,
                  "chose %s with %d aggregator(s) per host%s, model %.4g s", c.s->name, c.k,
-                 c.gather ? " (hosts gathered first)" : "", best->m.model_seconds);
+                 c.node_aggregated ? " (node aggregation first)" : "", best->m.model_seconds);
     if (rc)
         return rc;
     snprintf(best->strategy, sizeof best->strategy, "auto");

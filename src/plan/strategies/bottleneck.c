@@ -124,7 +124,7 @@ static int setup_candidates(struct bn *b, const int *list, int n)
     return 0;
 }
 
-static int setup_fds(struct bn *b, const struct comm *c)
+static int setup_fds(struct bn *b, const struct cmatrix *c)
 {
     const struct tacio_topo *t = b->t;
     int64_t cap = 0, n = 0; /* fv's and fin's capacity, entries */
@@ -490,7 +490,7 @@ static void local_search(struct bn *b, int *host_of, struct score *cur)
 /* Each FD's rank on its host: of the host's free aggregator slots (the
  * list's ranks on it), the rank holding most of the FD (hop-bytes inside
  * the host). */
-static int ranks_of(const struct bn *b, const struct comm *c, const int *list, int n,
+static int ranks_of(const struct bn *b, const struct cmatrix *c, const int *list, int n,
                     const int *host_of, int *agg)
 {
     int *first = malloc(sizeof(int) * (size_t)b->nu), *next = malloc(sizeof(int) * (size_t)n);
@@ -539,7 +539,7 @@ static int solve(struct bn *b, const int *list, int n, int *best_host, bool *opt
     return rc;
 }
 
-int assign_bottleneck(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
+int assign_bottleneck(const struct plan_ctx *ctx, struct partition *part, const struct cmatrix *c,
                       struct tacio_plan *plan)
 {
     if (!topo_has_tree(ctx->topo)) { /* no links to balance: ROMIO's assignment */

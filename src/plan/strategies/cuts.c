@@ -209,7 +209,7 @@ static void cut_bytes(const struct bins *bn, struct partition *part)
             below += bn->total[b];
         }
         end = max64(start, end);
-        part->fd[j] = (struct fdom){start, end, 0, 0, 0};
+        part->dom[j] = (struct fdom){start, end, 0, 0, 0};
         start = end;
     }
 }
@@ -237,7 +237,7 @@ static void cut_at_changes(const struct bins *bn, const struct tacio_topo *t,
                            struct partition *part)
 {
     for (int j = 0; j + 1 < part->n; j++) {
-        struct fdom *a = &part->fd[j], *z = &part->fd[j + 1];
+        struct fdom *a = &part->dom[j], *z = &part->dom[j + 1];
         int64_t x = a->end, reach = min64(a->end - a->start, z->end - z->start) / 2;
         int lo = (int)ceil_div(max64(a->start, x - reach) - bn->lo, bn->width);
         int hi = (int)((min64(z->end, x + reach) - bn->lo) / bn->width);
@@ -256,7 +256,7 @@ static void cut_at_changes(const struct bins *bn, const struct tacio_topo *t,
 static void cut_on_stripes(int64_t unit, struct partition *part)
 {
     for (int j = 0; unit > 0 && j + 1 < part->n; j++) {
-        struct fdom *a = &part->fd[j], *z = &part->fd[j + 1];
+        struct fdom *a = &part->dom[j], *z = &part->dom[j + 1];
         int64_t front = a->end % unit;
         int64_t x = front < unit - front ? a->end - front : a->end + unit - front;
         a->end = z->start = max64(a->start, min64(x, z->end));
@@ -288,7 +288,7 @@ static bool same_cuts(const struct partition *x, const struct partition *y)
     if (x->n != y->n)
         return false;
     for (int j = 0; j < x->n; j++)
-        if (x->fd[j].start != y->fd[j].start || x->fd[j].end != y->fd[j].end)
+        if (x->dom[j].start != y->dom[j].start || x->dom[j].end != y->dom[j].end)
             return false;
     return true;
 }

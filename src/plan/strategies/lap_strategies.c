@@ -17,7 +17,8 @@ static bool use_flow(const struct plan_ctx *ctx, bool latp)
     return topo_has_tree(t) && (latp || t->uniform_depth);
 }
 
-int assign_lap(const struct plan_ctx *ctx, const struct comm *c, bool latp, struct tacio_plan *plan)
+int assign_lap(const struct plan_ctx *ctx, const struct cmatrix *c, bool latp,
+               struct tacio_plan *plan)
 {
     bool flow = use_flow(ctx, latp);
     int rc = flow ? assign_tree_flow(ctx->topo, c, latp, plan->agg, &plan->lap_cost)
@@ -27,14 +28,14 @@ int assign_lap(const struct plan_ctx *ctx, const struct comm *c, bool latp, stru
     return rc;
 }
 
-static int latp_assign(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
+static int latp_assign(const struct plan_ctx *ctx, struct partition *part, const struct cmatrix *c,
                        struct tacio_plan *plan)
 {
     (void)part;
     return assign_lap(ctx, c, true, plan);
 }
 
-static int tatp_assign(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
+static int tatp_assign(const struct plan_ctx *ctx, struct partition *part, const struct cmatrix *c,
                        struct tacio_plan *plan)
 {
     (void)part;

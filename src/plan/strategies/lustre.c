@@ -7,5 +7,5 @@ const struct tacio_strategy strategy_lustre = {
     .summary = "Liao & Choudhary: stripes dealt round-robin to the cb_config_list ranks",
     .partition = partition_lustre,
     .assign = assign_ranklist,
-    .assigns_without_comm = true,
+    .assigns_without_cmatrix = true,
 };

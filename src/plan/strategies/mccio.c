@@ -5,7 +5,7 @@
  *    most tacio_msg_ind bytes, or, when that hint is unset, into one leaf per
  *    aggregator slot (bisect_to_slots says why);
  * 3. per leaf, left to right: among the hosts holding its data with fewer
- *    than tacio_aggs_per_host aggregators, the one with most free memory; if
+ *    than tacio_aggs_per_node aggregators, the one with most free memory; if
  *    that is below tacio_mem_min the leaf is remerged into its neighbour
  *    (mc_remerge) and the neighbour's host search covers both. */
 #include "../mctree.h"
@@ -177,7 +177,7 @@ static int group_slots(const struct plan_ctx *ctx, int64_t lo, int64_t hi)
         int64_t a, b;
         ctx->pat->ops->span(ctx->pat, r, &a, &b);
         int h = t->rank_host[r];
-        if (a < b && a < hi && lo < b && per[h] < ctx->h->aggs_per_host) {
+        if (a < b && a < hi && lo < b && per[h] < ctx->h->aggs_per_node) {
             per[h]++;
             slots++;
         }
@@ -234,7 +234,7 @@ static int mccio_partition(const struct plan_ctx *ctx, struct partition *out)
         rc = partition_alloc(out, a->nleaves);
     for (int j = 0; !rc && j < a->nleaves; j++) {
         const struct mc_vertex *v = &a->tree.v[a->leaves[j]];
-        out->fd[j] = (struct fdom){v->lo, v->hi, 0, 0, 0};
+        out->dom[j] = (struct fdom){v->lo, v->hi, 0, 0, 0};
     }
     if (rc) {
         mc_aux_free(a);
@@ -250,7 +250,7 @@ static int mccio_partition(const struct plan_ctx *ctx, struct partition *out)
 struct locator {
     const struct plan_ctx *ctx;
     const struct partition *leaves; /* the initial FDs, one per leaf, left to right */
-    const struct comm *c;           /* C of those leaves */
+    const struct cmatrix *c;        /* C of those leaves */
     int64_t *mem;                   /* free memory left per host */
     int *aggs_on_host;
     char *is_agg;
@@ -272,13 +272,13 @@ static void leaf_bytes(struct locator *L, int64_t lo, int64_t hi)
     int a = 0, b = L->leaves->n;
     while (a < b) { /* first leaf starting at or after lo */
         int m = a + (b - a) / 2;
-        if (L->leaves->fd[m].start < lo)
+        if (L->leaves->dom[m].start < lo)
             a = m + 1;
         else
             b = m;
     }
     L->j0 = a;
-    for (L->j1 = a; L->j1 < L->leaves->n && L->leaves->fd[L->j1].end <= hi; L->j1++)
+    for (L->j1 = a; L->j1 < L->leaves->n && L->leaves->dom[L->j1].end <= hi; L->j1++)
         for (int64_t k = L->c->col_ptr[L->j1]; k < L->c->col_ptr[L->j1 + 1]; k++) {
             int h = t->rank_host[L->c->row[k]];
             if (L->host_bytes[h] == 0)
@@ -319,7 +319,7 @@ static int pick_host(const struct locator *L, bool ignore_limits)
         int h = L->hosts[i];
         if (best_rank_on(L, h) < 0)
             continue;
-        if (!ignore_limits && L->aggs_on_host[h] >= L->ctx->h->aggs_per_host)
+        if (!ignore_limits && L->aggs_on_host[h] >= L->ctx->h->aggs_per_node)
             continue;
         if (best < 0 || L->mem[h] > L->mem[best] ||
             (L->mem[h] == L->mem[best] &&
@@ -346,7 +346,7 @@ static void place(struct locator *L, struct mc_vertex *v, int h)
     int r = best_rank_on(L, h);
     const struct tacio_topo *t = L->ctx->topo;
     int64_t cb = L->ctx->h->cb_buffer_size;
-    int64_t share = t->mem_free ? t->mem_free[h] / max64(1, L->ctx->h->aggs_per_host) : cb;
+    int64_t share = t->mem_free ? t->mem_free[h] / max64(1, L->ctx->h->aggs_per_node) : cb;
     int64_t window = min64(cb, max64(min64(L->mem[h], share), mem_min(L->ctx)));
     v->agg = r;
     v->memory = window < cb ? window : 0;
@@ -381,7 +381,7 @@ static void locate_leaf(struct locator *L, struct mc_tree *tree, int x)
 }
 
 static int locator_init(struct locator *L, const struct plan_ctx *ctx,
-                        const struct partition *leaves, const struct comm *c)
+                        const struct partition *leaves, const struct cmatrix *c)
 {
     const struct tacio_topo *t = ctx->topo;
     L->ctx = ctx;
@@ -415,7 +415,7 @@ static void locator_free(struct locator *L)
     free(L->hranks);
 }
 
-static int mccio_assign(const struct plan_ctx *ctx, struct partition *part, const struct comm *c,
+static int mccio_assign(const struct plan_ctx *ctx, struct partition *part, const struct cmatrix *c,
                         struct tacio_plan *plan)
 {
     struct mc_aux *a = part->aux;
@@ -429,7 +429,7 @@ static int mccio_assign(const struct plan_ctx *ctx, struct partition *part, cons
         const struct mc_vertex *v = &a->tree.v[a->leaves[j]];
         if (v->parent == -2)
             continue;
-        part->fd[n] = (struct fdom){v->lo, v->hi, 0, 0, v->memory};
+        part->dom[n] = (struct fdom){v->lo, v->hi, 0, 0, v->memory};
         plan->agg[n++] = v->agg;
     }
     part->n = n;

@@ -7,6 +7,6 @@ const struct tacio_strategy strategy_romio = {
     .summary = "ROMIO default: even split of [min,max], FD j to the j-th cb_config_list rank",
     .partition = partition_romio,
     .assign = assign_ranklist,
-    .assigns_without_comm = true,
+    .assigns_without_cmatrix = true,
     .auto_candidate = true,
 };

@@ -29,7 +29,7 @@ static int spread_layout(const struct tacio_topo *t, int n, int *list)
 }
 
 static int tsujita_assign(const struct plan_ctx *ctx, struct partition *part,
-                          const struct comm *unused, struct tacio_plan *plan)
+                          const struct cmatrix *unused, struct tacio_plan *plan)
 {
     (void)unused;
     plan->order_rule = ORDER_HOST_ROTATION; /* the metrics and the engine follow the rule */
@@ -41,6 +41,6 @@ const struct tacio_strategy strategy_tsujita = {
     .summary = "Tsujita et al.: striped FDs, aggregators spread over hosts, rotated collection",
     .partition = partition_lustre,
     .assign = tsujita_assign,
-    .assigns_without_comm = true,
+    .assigns_without_cmatrix = true,
     .auto_candidate = true,
 };

@@ -29,14 +29,14 @@ static int fd_index_build(struct row_acc *ra)
 {
     const struct partition *p = ra->part;
     int n = p->n;
-    ra->lo = p->fd[0].start;
-    ra->width = max64(1, ceil_div(p->fd[n - 1].end - ra->lo, n));
+    ra->lo = p->dom[0].start;
+    ra->width = max64(1, ceil_div(p->dom[n - 1].end - ra->lo, n));
     ra->first = malloc(sizeof(int) * (size_t)n);
     if (!ra->first)
         return tacio_fail(TACIO_ENOMEM, "out of memory");
     for (int b = 0, j = 0; b < n; b++) {
         int64_t x = ra->lo + ra->width * b;
-        while (j < n - 1 && p->fd[j].end <= x)
+        while (j < n - 1 && p->dom[j].end <= x)
             j++;
         ra->first[b] = j;
     }
@@ -49,9 +49,9 @@ static int locate(struct row_acc *ra, int64_t x, int64_t *piece_end)
     if (p->striped)
         return partition_locate(p, x, piece_end);
     int j = ra->first[min64(max64(0, x - ra->lo) / ra->width, p->n - 1)];
-    while (j < p->n - 1 && p->fd[j].end <= x)
+    while (j < p->n - 1 && p->dom[j].end <= x)
         j++;
-    *piece_end = p->fd[j].end;
+    *piece_end = p->dom[j].end;
     return j;
 }
 
@@ -133,7 +133,7 @@ static void add_region(const struct region *g, void *ctx)
 
 /* Accumulates rank's row; touched lists its FDs, in increasing order when
  * sorted is set. C's columns fill in rank order whatever a row's order, so
- * only a row handed out as such (comm_row_build) is sorted. */
+ * only a row handed out as such (cmatrix_row_build) is sorted. */
 void row_compute(struct row_acc *ra, int rank, bool sorted)
 {
     ra->rank = rank;
@@ -168,7 +168,7 @@ void row_acc_free(struct row_acc *ra)
     free(ra->first);
 }
 
-static int comm_alloc(struct comm *c, int p, int a)
+static int cmatrix_alloc(struct cmatrix *c, int p, int a)
 {
     memset(c, 0, sizeof *c);
     c->p = p;
@@ -180,7 +180,7 @@ static int comm_alloc(struct comm *c, int p, int a)
 
 /* col_ptr[j + 1] holds column j's count: make col_ptr the columns' starts
  * and allocate the entries. */
-static int comm_alloc_entries(struct comm *c)
+static int cmatrix_alloc_entries(struct cmatrix *c)
 {
     for (int j = 0; j < c->a; j++)
         c->col_ptr[j + 1] += c->col_ptr[j];
@@ -194,7 +194,7 @@ static int comm_alloc_entries(struct comm *c)
 }
 
 /* Stores entry (i, j, v); fill[j] is column j's next free slot. */
-static void comm_put(struct comm *c, int64_t *fill, int i, int j, int64_t v)
+static void cmatrix_put(struct cmatrix *c, int64_t *fill, int i, int j, int64_t v)
 {
     int64_t d = fill[j]++;
     c->row[d] = i;
@@ -202,19 +202,19 @@ static void comm_put(struct comm *c, int64_t *fill, int i, int j, int64_t v)
     c->fd_bytes[j] += v;
 }
 
-static void comm_totals(struct comm *c)
+static void cmatrix_totals(struct cmatrix *c)
 {
     c->total = 0;
     for (int j = 0; j < c->a; j++)
         c->total += c->fd_bytes[j];
 }
 
-/* A share of the ranks, [r0, r1), for comm_build's passes: count its
+/* A share of the ranks, [r0, r1), for cmatrix_build's passes: count its
  * entries per FD, then store them from the slots reserved for it. */
 struct build_share {
     const struct tacio_pattern *pat;
     const struct partition *part;
-    struct comm *c;
+    struct cmatrix *c;
     int r0, r1;
     bool store;
     int64_t *next;  /* per FD: entries counted, then the next slot to fill */
@@ -245,12 +245,12 @@ static int build_pass(void *arg)
 
 /* After counting: C's column starts, and each share's first slot in each
  * column (shares in rank order, so every column stays in rank order). */
-static int reserve_slots(struct comm *c, struct build_share *sh, int n)
+static int reserve_slots(struct cmatrix *c, struct build_share *sh, int n)
 {
     for (int j = 0; j < c->a; j++)
         for (int k = 0; k < n; k++)
             c->col_ptr[j + 1] += sh[k].next[j];
-    int rc = comm_alloc_entries(c);
+    int rc = cmatrix_alloc_entries(c);
     for (int j = 0; !rc && j < c->a; j++)
         for (int k = 0, at = 0; k < n; k++) {
             int64_t count = sh[k].next[j];
@@ -260,10 +260,10 @@ static int reserve_slots(struct comm *c, struct build_share *sh, int n)
     return rc;
 }
 
-int comm_build(const struct tacio_pattern *pat, const struct partition *part, int threads,
-               struct comm *c)
+int cmatrix_build(const struct tacio_pattern *pat, const struct partition *part, int threads,
+                  struct cmatrix *c)
 {
-    int n = plan_threads(pat->nprocs, threads), rc = comm_alloc(c, pat->nprocs, part->n);
+    int n = plan_threads(pat->nprocs, threads), rc = cmatrix_alloc(c, pat->nprocs, part->n);
     struct build_share *sh = rc ? NULL : xcalloc((size_t)n, sizeof *sh);
     if (!rc && !sh)
         rc = tacio_fail(TACIO_ENOMEM, "out of memory");
@@ -295,14 +295,14 @@ int comm_build(const struct tacio_pattern *pat, const struct partition *part, in
     }
     free(sh);
     if (!rc)
-        comm_totals(c);
+        cmatrix_totals(c);
     else
-        comm_free(c);
+        cmatrix_free(c);
     return rc;
 }
 
-int comm_row_build(const struct tacio_pattern *pat, int rank, const struct partition *part,
-                   struct crow *out)
+int cmatrix_row_build(const struct tacio_pattern *pat, int rank, const struct partition *part,
+                      struct crow *out)
 {
     memset(out, 0, sizeof *out);
     struct row_acc ra;
@@ -333,19 +333,19 @@ void crow_free(struct crow *r)
     memset(r, 0, sizeof *r);
 }
 
-int plan_comm(const struct plan_ctx *ctx, const struct partition *part, struct comm *out)
+int plan_cmatrix(const struct plan_ctx *ctx, const struct partition *part, struct cmatrix *out)
 {
-    return ctx->comm_of ? ctx->comm_of(ctx, part, out)
-                        : comm_build(ctx->pat, part, ctx->threads, out);
+    return ctx->cmatrix_of ? ctx->cmatrix_of(ctx, part, out)
+                           : cmatrix_build(ctx->pat, part, ctx->threads, out);
 }
 
-int comm_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct comm *c)
+int cmatrix_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struct cmatrix *c)
 {
-    int rc = comm_alloc(c, p, a);
+    int rc = cmatrix_alloc(c, p, a);
     for (int64_t k = 0; !rc && k < row_ptr[p]; k++)
         c->col_ptr[col[k] + 1]++;
     if (!rc)
-        rc = comm_alloc_entries(c);
+        rc = cmatrix_alloc_entries(c);
     int64_t *fill = rc ? NULL : malloc(sizeof(int64_t) * (size_t)(a + 1));
     if (!rc && !fill)
         rc = tacio_fail(TACIO_ENOMEM, "out of memory");
@@ -353,15 +353,15 @@ int comm_from_rows(int p, int a, int64_t *row_ptr, int *col, int64_t *val, struc
         memcpy(fill, c->col_ptr, sizeof(int64_t) * (size_t)a);
     for (int i = 0; !rc && i < p; i++)
         for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++)
-            comm_put(c, fill, i, col[k], val[k]);
+            cmatrix_put(c, fill, i, col[k], val[k]);
     free(fill);
     free(row_ptr);
     free(col);
     free(val);
     if (!rc)
-        comm_totals(c);
+        cmatrix_totals(c);
     else
-        comm_free(c);
+        cmatrix_free(c);
     return rc;
 }
 
@@ -377,14 +377,14 @@ static int cmp_pair(const void *a, const void *b)
 }
 
 /* Old FDs [j0, j1) form new FD n when they tile it exactly; -1 otherwise. */
-static int group_end(const struct partition *old, int j0, const struct fdom *fd)
+static int group_end(const struct partition *old, int j0, const struct fdom *dom)
 {
-    if (fd->unit || j0 >= old->n || old->fd[j0].start != fd->start)
+    if (dom->unit || j0 >= old->n || old->dom[j0].start != dom->start)
         return -1;
     int j = j0;
-    while (j < old->n && old->fd[j].end <= fd->end && !old->fd[j].unit)
+    while (j < old->n && old->dom[j].end <= dom->end && !old->dom[j].unit)
         j++;
-    return j > j0 && old->fd[j - 1].end == fd->end ? j : -1;
+    return j > j0 && old->dom[j - 1].end == dom->end ? j : -1;
 }
 
 /* The n entries of v sorted by rank and written to row and val with each
@@ -406,7 +406,7 @@ static int64_t sum_by_row(struct pair *v, int64_t n, int *row, int64_t *val)
 
 /* Writes the merged column of old columns [j0, j1) at c->row + w: a group's
  * entries are copied out first, as the output may overlap them. */
-static int64_t merge_group(struct comm *c, int j0, int j1, int64_t w, struct pair *scratch)
+static int64_t merge_group(struct cmatrix *c, int j0, int j1, int64_t w, struct pair *scratch)
 {
     int64_t lo = c->col_ptr[j0], hi = c->col_ptr[j1];
     if (j1 - j0 == 1) {
@@ -419,14 +419,15 @@ static int64_t merge_group(struct comm *c, int j0, int j1, int64_t w, struct pai
     return sum_by_row(scratch, hi - lo, c->row + w, c->cval + w);
 }
 
-int comm_merge_columns(struct comm *c, const struct partition *old, const struct partition *part)
+int cmatrix_merge_columns(struct cmatrix *c, const struct partition *old,
+                          const struct partition *part)
 {
     int *end = malloc(sizeof(int) * (size_t)(part->n + 1));
     if (!end)
         return tacio_fail(TACIO_ENOMEM, "out of memory");
     int64_t widest = 0;
     for (int n = 0, j = 0; n < part->n; n++, j = end[n - 1]) {
-        end[n] = group_end(old, j, &part->fd[n]);
+        end[n] = group_end(old, j, &part->dom[n]);
         if (end[n] < 0) {
             free(end);
             return 1; /* not a merge of neighbours: the caller rebuilds C */
@@ -455,9 +456,9 @@ int comm_merge_columns(struct comm *c, const struct partition *old, const struct
     return 0;
 }
 
-int comm_move_rows(const struct comm *c, const int *to, struct comm *out)
+int cmatrix_move_rows(const struct cmatrix *c, const int *to, struct cmatrix *out)
 {
-    int rc = comm_alloc(out, c->p, c->a);
+    int rc = cmatrix_alloc(out, c->p, c->a);
     int64_t widest = 0;
     for (int j = 0; j < c->a; j++)
         widest = max64(widest, c->col_ptr[j + 1] - c->col_ptr[j]);
@@ -479,11 +480,11 @@ int comm_move_rows(const struct comm *c, const int *to, struct comm *out)
     out->total = c->total;
     free(scratch);
     if (rc)
-        comm_free(out);
+        cmatrix_free(out);
     return rc;
 }
 
-void comm_free(struct comm *c)
+void cmatrix_free(struct cmatrix *c)
 {
     free(c->col_ptr);
     free(c->row);

@@ -1,0 +1,72 @@
+/* cplan's wire: what rank 0 and the others send each other while a call
+ * plans (the commands, the plan's head, FDs in chunks), and what the three
+ * parts of planning (cplan_rows.c, cplan_summary.c, cplan.c) call of each
+ * other. Internal to them. */
+#ifndef TACIO_EXEC_CPLAN_WIRE_H
+#define TACIO_EXEC_CPLAN_WIRE_H
+
+#include "call.h"
+#define CHUNK_FDS 64 /* FDs per broadcast */
+
+enum {
+    CMD_ROWS = 1,
+    CMD_ROWS_FULL,
+    CMD_SUMMARY, /* the byte quantiles, for a strategy that asked (auto) */
+    CMD_DONE,
+    CMD_NO_PLAN,
+    CMD_FAILED,
+    CMD_INDEPENDENT,
+    CMD_AGGREGATE_NODES /* auto: gather each host's data on its first rank, then plan again */
+};
+
+struct plan_head {
+    int ordered, mem_shortfall;
+    int64_t lap_cost;
+    struct metrics m;
+    char strategy[32], detail[160];
+};
+
+/* A broadcast from rank 0: a command, a partition's (or plan's) shape and
+ * its first FDs; FD j as start, end, unit, stride (+ aggregator, senders,
+ * memory in a plan: PLAN_WORDS). */
+#define PLAN_WORDS 7
+struct order {
+    int64_t cmd, n, striped, unit;
+    struct plan_head head;
+    int64_t w[PLAN_WORDS * CHUNK_FDS];
+};
+
+/* A rank's summary record: [flags, hints digest, nruns, pieces, then per
+ * run (off, len, bytes)]; records are `words` long in the gathered array.
+ * The digest is how ranks agree on their hints: a set_view's info changes
+ * them without a collective of its own. pieces: about how many runs the
+ * access has (from its filetype, not a walk). */
+#define SUMMARY_HEAD 4
+#define SUMMARY_WORDS (SUMMARY_HEAD + 3 * SUMMARY_RUNS)
+
+/* Keeps this rank's first failure for the agreement that follows. */
+int note_failure(struct call *c, int rc);
+/* Rank 0 sends an order (its first chunk filled from src); chunks_bcast
+ * then passes the FDs past the first chunk (wpf words a FD: 4 for a
+ * partition, PLAN_WORDS for a plan). A receiver whose part is NULL (it
+ * could not allocate) still takes part. */
+void order_bcast(struct call *c, struct order *o, const struct partition *src, int wpf);
+void chunks_bcast(struct call *c, struct order *o, struct partition *part, int wpf);
+
+/* cplan_rows.c: rank 0's cmatrix_of (every rank answers with its row of C
+ * for the partition), and the others answering rank 0's requests until it
+ * sends anything else (left in *o). */
+int rows_from_ranks(const struct plan_ctx *ctx, const struct partition *part, struct cmatrix *out);
+void serve_rows(struct call *c, struct order *o);
+
+/* cplan_summary.c: every rank's summary of k runs, gathered on rank 0
+ * (returned there; NULL elsewhere, or when rank 0 is out of memory,
+ * noted); on rank 0, checks of the summaries, the independent decision,
+ * the summary pattern and the byte distribution when the strategy asks. */
+int64_t *gather_summary(struct call *c, int local, int k);
+int check_summaries(struct call *c, int64_t *all, int words);
+int decide_independent(struct call *c, int64_t *all, int words);
+int summary_pattern(const struct call *c, int64_t *all, int words, struct tacio_pattern **out);
+int ask_distribution(struct call *c, struct tacio_pattern **pat);
+
+#endif
