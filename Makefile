@@ -48,7 +48,7 @@ test-sanitize: deps
 	@cmake -S . -B build-asan -DTACIO_MPI=openmpi -DTACIO_SANITIZE=address,undefined \
 	    -DTACIO_LARGE_TEST=OFF -DTACIO_TEST_RANKS="1;3" -DTACIO_FUZZ_NP=2 -DTACIO_WERROR=ON >/dev/null
 	@cmake --build build-asan -j 2
-	@cd build-asan && ctest --output-on-failure
+	@cd build-asan && ctest --output-on-failure -LE heavy
 
 # The parser harnesses (libFuzzer, clang): every seed input, then
 # FUZZ_SECONDS of fuzzing per harness (CI runs it after test-sanitize;

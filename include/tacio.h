@@ -38,7 +38,9 @@ typedef struct tacio_file *tacio_file_t;
  * X(type, field, json key, scope), scope being how the value is taken:
  * TACIO_STAT_RANK (the calling rank's: times, in seconds), TACIO_STAT_PLAN
  * (the call's plan or decision, identical on every rank) or TACIO_STAT_MAX
- * (the most any rank had). Fields are only ever appended. */
+ * (the most any rank had). Fields are only ever appended. view is not part
+ * of total: it is the time the views set since the file's last collective
+ * took (decoding and flattening the filetype), charged to the next call. */
 #define TACIO_STATS_FIELDS(X)                                                                      \
     X(double, st1_access, "st1", TACIO_STAT_RANK)  /* this rank's access: view, memory type */     \
     X(double, st2_plan, "st2", TACIO_STAT_RANK)    /* the plan, or the reused schedule's check */  \
@@ -60,7 +62,9 @@ typedef struct tacio_file *tacio_file_t;
     X(int64_t, independent, "independent", TACIO_STAT_PLAN) /* 1: independent I/O served it */     \
     X(int64_t, pipelined, "pipelined", TACIO_STAT_PLAN)     /* 1: I/O overlapped the exchange */   \
     X(int64_t, node_aggregated, "node_aggregated", TACIO_STAT_MAX) /* 1: a host gathered first */  \
-    X(int64_t, reused, "reused", TACIO_STAT_PLAN) /* 1: the schedule of the last call served it */
+    X(int64_t, reused, "reused", TACIO_STAT_PLAN) /* 1: the schedule of the last call served it */ \
+    X(double, view, "view", TACIO_STAT_RANK) /* set_view since the last call: decoding the type */ \
+    X(double, unaccounted, "unaccounted", TACIO_STAT_RANK) /* total minus st1..st5 */
 
 enum tacio_stat_scope { TACIO_STAT_RANK, TACIO_STAT_PLAN, TACIO_STAT_MAX };
 

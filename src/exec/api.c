@@ -241,9 +241,9 @@ int tacio_file_close(tacio_file_t *fh)
  * its data representation and its info's hints (*h, and their digest: the
  * file's own when the info changes nothing, which a loop setting a view
  * per call with MPI_INFO_NULL does), then the view itself. */
-static int view_local(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype,
-                      MPI_Datatype filetype, const char *datarep, MPI_Info info,
-                      struct exec_hints *h, uint64_t *digest)
+static int view_checked(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype,
+                        MPI_Datatype filetype, const char *datarep, MPI_Info info,
+                        struct exec_hints *h, uint64_t *digest)
 {
     *digest = f->digest;
     if (disp < 0)
@@ -255,6 +255,17 @@ static int view_local(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype,
     if (!rc && info != MPI_INFO_NULL && memcmp(h, &f->hints, sizeof *h))
         *digest = hints_digest(h);
     return rc ? rc : view_install(f, disp, etype, filetype);
+}
+
+/* view_checked, timed: the next collective's stats report it (view). */
+static int view_local(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype,
+                      MPI_Datatype filetype, const char *datarep, MPI_Info info,
+                      struct exec_hints *h, uint64_t *digest)
+{
+    double t0 = backend_clock();
+    int rc = view_checked(f, disp, etype, filetype, datarep, info, h, digest);
+    f->view_seconds += backend_clock() - t0;
+    return rc;
 }
 
 static void take_hints(struct tacio_file *f, MPI_Info info, const struct exec_hints *h,

@@ -138,6 +138,11 @@ void stats_record(struct call *c)
     s->st4_shuffle = c->t[ST_SHUFFLE];
     s->st5_io = c->t[ST_IO];
     s->total = backend_clock() - c->t0;
+    s->unaccounted =
+        s->total - (s->st1_access + s->st2_plan + s->st3_route + s->st4_shuffle + s->st5_io);
+    s->unaccounted = s->unaccounted > 0 ? s->unaccounted : 0;
+    s->view = c->f->view_seconds;
+    c->f->view_seconds = 0;
     if (c->s)
         plan_stats(c->s, s);
     s->reused = c->reused;

@@ -98,6 +98,17 @@ static int aggregate_then_plan(struct call *c)
     return next;
 }
 
+/* Independent I/O, then the agreement that ends the call: its wait for the
+ * slowest rank's own I/O counts as I/O. */
+static int independent_agreed(struct call *c)
+{
+    int local = c->planning.rc ? c->planning.rc : indep_run(c);
+    double t0 = backend_clock();
+    int rc = call_agree_last(c, local);
+    stage_add(c, ST_IO, t0);
+    return rc;
+}
+
 static int run_new(struct call *c, int local)
 {
     struct sched *s = sched_new();
@@ -110,7 +121,7 @@ static int run_new(struct call *c, int local)
     int rc =
         sched_set_shape(s, c->f->view.ft, c->a.v.ft, c->a.n, c->a.phase, c->a.base, c->f->digest);
     local = local ? local : rc;
-    double t0 = backend_clock();
+    double t0 = stage_add(c, ST_PLAN, stage_start(c)); /* the schedule's shape: planning */
     local = nodeagg_begin(c, local, false);
     t0 = stage_add(c, ST_SHUFFLE, t0); /* handing data to the host's leader is shuffle */
     int next = plan_call(c, local);
@@ -120,7 +131,7 @@ static int run_new(struct call *c, int local)
     if (next == PLAN_ROUNDS)
         rc = run_rounds(c);
     else if (next == PLAN_INDEPENDENT)
-        rc = call_agree_last(c, c->planning.rc ? c->planning.rc : indep_run(c));
+        rc = independent_agreed(c);
     else
         rc = next == PLAN_NOTHING ? call_agree_last(c, 0) : next;
     t0 = backend_clock();

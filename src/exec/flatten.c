@@ -217,6 +217,24 @@ static int flat_struct(const struct contents *c, struct flat_builder *b)
     return 0;
 }
 
+/* About how many extents the blocks of an indexed or struct type append:
+ * a block of a dense old type is one, else its count times old's; capped,
+ * since this only sizes the builder's first allocation. */
+static int64_t extents_estimate(const struct contents *c)
+{
+    const int *I = c->ints;
+    int64_t n = 0, cap = (int64_t)1 << 26;
+    bool is_struct = c->combiner == MPI_COMBINER_STRUCT;
+    bool per_block =
+        is_struct || c->combiner == MPI_COMBINER_INDEXED || c->combiner == MPI_COMBINER_HINDEXED;
+    for (int k = 0; k < I[0] && n < cap; k++) {
+        const struct flat *old = c->sub[is_struct ? k : 0];
+        int64_t count = per_block ? I[1 + k] : I[1];
+        n += flat_dense(old) ? 1 : count * old->n;
+    }
+    return min64(n, cap);
+}
+
 static int build_by_combiner(const struct contents *c, struct flat_builder *b)
 {
     const int *I = c->ints;
@@ -255,6 +273,11 @@ static int flatten_derived(MPI_Datatype t, struct flat **out)
     struct contents c = {0};
     struct flat_builder b = {0};
     int rc = contents_get(t, &c);
+    bool blocks = c.combiner == MPI_COMBINER_INDEXED || c.combiner == MPI_COMBINER_HINDEXED ||
+                  c.combiner == MPI_COMBINER_INDEXED_BLOCK ||
+                  c.combiner == MPI_COMBINER_HINDEXED_BLOCK || c.combiner == MPI_COMBINER_STRUCT;
+    if (!rc && blocks)
+        rc = flat_reserve(&b, extents_estimate(&c));
     if (!rc)
         rc = build_by_combiner(&c, &b);
     contents_free(&c);

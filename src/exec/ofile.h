@@ -52,6 +52,7 @@ struct tacio_file {
     bool page_cache;         /* one machine, a local file system: every rank reads one page cache */
     struct tacio_topo *topo; /* ranks placed on their (virtual) hosts */
     struct fview view;
+    double view_seconds; /* the views set since the last collective took (stats) */
     int64_t fp; /* individual file pointer, in etypes */
     struct tacio_stats last;
     struct slot_mem slot[2];

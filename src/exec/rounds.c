@@ -597,7 +597,10 @@ static int64_t rounds_steps(const struct call *c)
  * step are done; the last one also takes the call's peaks (stats). */
 static int round_agree(struct call *c, int64_t r, int local)
 {
-    return r == rounds_steps(c) - 1 ? call_agree_last(c, local) : agree(c->f->comm, local);
+    double t0 = backend_clock(); /* waiting for the slowest rank's round: the exchange's */
+    int rc = r == rounds_steps(c) - 1 ? call_agree_last(c, local) : agree(c->f->comm, local);
+    stage_add(c, ST_SHUFFLE, t0);
+    return rc;
 }
 
 /* Write: headers; the aggregator lays out its window and reads the holes
@@ -627,9 +630,11 @@ static int write_round(struct call *c, int64_t r, int local)
         stage_add(c, ST_ROUTE, t0);
         local = wait_all(c, rs, local);
     }
+    t0 = backend_clock();
     if (!local && s->win.buf)
         place_staged(c, s, r);
     slot_release(c, s);
+    stage_add(c, ST_SHUFFLE, t0); /* the staged data into the window */
     local = window_io_join(c, prev, local);
     window_close(c, prev);
     if (!local)
@@ -695,10 +700,12 @@ static int read_answers(struct call *c, struct slot *s, int64_t r, int local)
         stage_add(c, ST_ROUTE, t0);
         local = wait_all(c, c->s->rounds_state, local);
     }
+    double t0 = backend_clock();
     if (!local)
         read_unpack(c, s);
     slot_release(c, s);
     window_close(c, s);
+    stage_add(c, ST_SHUFFLE, t0); /* the answers into the user's buffer */
     return local;
 }
 

@@ -5,6 +5,23 @@
 
 #include <string.h>
 
+int flat_reserve(struct flat_builder *b, int64_t more)
+{
+    int64_t want = b->f.n + more;
+    if (more <= 0 || want <= b->cap)
+        return 0;
+    int64_t *o = realloc(b->f.off, sizeof(int64_t) * (size_t)want);
+    if (o)
+        b->f.off = o;
+    int64_t *l = realloc(b->f.len, sizeof(int64_t) * (size_t)want);
+    if (l)
+        b->f.len = l;
+    if (!o || !l)
+        return tacio_fail(TACIO_ENOMEM, "out of memory flattening a datatype");
+    b->cap = want;
+    return 0;
+}
+
 int flat_append(struct flat_builder *b, int64_t off, int64_t len)
 {
     struct flat *f = &b->f;
@@ -82,6 +99,12 @@ int flat_finish(struct flat_builder *b, int64_t lb, int64_t extent, struct flat 
     }
     f->size = cum[f->n];
     f->hash = flat_hash(f);
+    if (b->cap - f->n > 4096) { /* reserved for blocks that merged: give it back */
+        int64_t *o = realloc(f->off, sizeof(int64_t) * (size_t)(f->n + 1));
+        int64_t *l = realloc(f->len, sizeof(int64_t) * (size_t)(f->n + 1));
+        f->off = o ? o : f->off;
+        f->len = l ? l : f->len;
+    }
     f->refs = 1;
     memset(b, 0, sizeof *b);
     *out = f;

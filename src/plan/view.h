@@ -46,6 +46,11 @@ struct flat_builder {
     int64_t cap;
 };
 int flat_append(struct flat_builder *b, int64_t off, int64_t len);
+/* Room for more extents at once (a datatype's block count is known before
+ * its blocks are appended): one allocation instead of log(n) doublings
+ * with their copies and page faults. flat_finish gives back what merged
+ * blocks left unused. */
+int flat_reserve(struct flat_builder *b, int64_t more);
 /* count instances of t, the k-th at base + k*stride. */
 int flat_append_repeat(struct flat_builder *b, const struct flat *t, int64_t base, int64_t count,
                        int64_t stride);

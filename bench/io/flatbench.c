@@ -1,0 +1,192 @@
+/* bench/io's flattening micro-bench: views of up to millions of pieces, as
+ * PnetCDF's varn and HDF5's point and irregular selections build them, set
+ * and used once, each step timed on its own:
+ *   mpi_set_view    the MPI library's MPI_File_set_view of the filetype (its
+ *                   own flattening: ROMIO flattens there, OMPIO decodes it)
+ *   dup             MPI_Type_dup of the filetype (what keeping a copy costs)
+ *   tacio_set_view  tacio_file_set_view: tacio decodes and flattens it
+ *   tacio_call      the first write_all on that view with a memory type of
+ *                   as many pieces (flattened in the call), and its stages
+ * Cases (blocks of the filetype, 8-byte elements):
+ *   strided    N blocks of 8 bytes every 16: one stride throughout
+ *   irregular  N blocks of 8-64 bytes, sorted, random gaps
+ *   touching   N blocks of 8 bytes, each where the last ended (one run)
+ *   unordered  irregular's file, and the memory type's pieces in an order
+ *              of their own (runs of 64 pieces shuffled: a Hilbert-ordered
+ *              decomposition's requests)
+ * Prints one line a case:
+ *   flat case=C blocks=N mpi_set_view_ns=X dup_ns=Y tacio_set_view_ns=Z
+ *        tacio_call_ns=W unaccounted_ns=U meta_bytes_per_block=M verified=yes
+ * (nanoseconds per block; unaccounted: the call's time its stats do not
+ * place in a stage; meta: what tacio's call held per block of the view
+ * and memory type). The file is read back with POSIX and checked.
+ * usage: flatbench DIR N [CASE...] */
+#include "tacio.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct blocks {
+    int64_t n;
+    MPI_Aint *disp; /* file offsets, sorted */
+    int *len;       /* bytes */
+    MPI_Aint *mem;  /* where each block's bytes sit in the buffer */
+    int64_t bytes;
+};
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return rng;
+}
+
+/* The buffer in block order, or (unordered) runs of 64 blocks shuffled. */
+static void place_in_memory(struct blocks *b, int unordered)
+{
+    int64_t runs = (b->n + 63) / 64, *order = malloc(sizeof(int64_t) * (size_t)runs);
+    for (int64_t r = 0; r < runs; r++)
+        order[r] = r;
+    for (int64_t r = runs - 1; unordered && r > 0; r--) {
+        int64_t k = (int64_t)(next() % (uint64_t)(r + 1)), t = order[r];
+        order[r] = order[k], order[k] = t;
+    }
+    MPI_Aint at = 0;
+    for (int64_t q = 0; q < runs; q++)
+        for (int64_t i = order[q] * 64; i < b->n && i < order[q] * 64 + 64; i++)
+            b->mem[i] = at, at += b->len[i];
+    free(order);
+}
+
+static void make_case(const char *name, int64_t n, struct blocks *b)
+{
+    b->n = n;
+    b->disp = malloc(sizeof(MPI_Aint) * (size_t)n);
+    b->len = malloc(sizeof(int) * (size_t)n);
+    b->mem = malloc(sizeof(MPI_Aint) * (size_t)n);
+    MPI_Aint at = 0;
+    int irregular = strcmp(name, "strided") && strcmp(name, "touching");
+    for (int64_t i = 0; i < n; i++) {
+        b->len[i] = irregular ? 8 * (int)(1 + next() % 8) : 8;
+        b->disp[i] = at;
+        at += b->len[i] + (!strcmp(name, "strided") ? 8 : irregular ? 8 * (int)(next() % 4) : 0);
+    }
+    b->bytes = 0;
+    for (int64_t i = 0; i < n; i++)
+        b->bytes += b->len[i];
+    place_in_memory(b, !strcmp(name, "unordered"));
+}
+
+static double now(void)
+{
+    return MPI_Wtime();
+}
+
+static MPI_Datatype hindexed(int64_t n, const int *len, const MPI_Aint *disp)
+{
+    MPI_Datatype t;
+    MPI_Type_create_hindexed((int)n, len, disp, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* Each byte holds the low bits of its file offset. */
+static void fill(const struct blocks *b, char *buf)
+{
+    for (int64_t i = 0; i < b->n; i++)
+        for (int k = 0; k < b->len[i]; k++)
+            buf[b->mem[i] + k] = (char)((b->disp[i] + k) * 7);
+}
+
+static int check_file(const struct blocks *b, const char *path)
+{
+    int64_t end = b->disp[b->n - 1] + b->len[b->n - 1];
+    char *file = malloc((size_t)end);
+    int fd = open(path, O_RDONLY), wrong = 0;
+    if (fd < 0 || pread(fd, file, (size_t)end, 0) != (ssize_t)end)
+        wrong = 1;
+    for (int64_t i = 0; !wrong && i < b->n; i++)
+        for (int k = 0; k < b->len[i]; k++)
+            wrong |= file[b->disp[i] + k] != (char)((b->disp[i] + k) * 7);
+    if (fd >= 0)
+        close(fd);
+    free(file);
+    return wrong;
+}
+
+static double mpi_set_view(const char *path, MPI_Datatype ft)
+{
+    MPI_File fh;
+    MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    double t0 = now();
+    MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL);
+    double t = now() - t0;
+    MPI_File_close(&fh);
+    return t;
+}
+
+static void run_case(const char *dir, const char *name, int64_t n)
+{
+    struct blocks b;
+    make_case(name, n, &b);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/flatbench.%s", dir, name);
+    MPI_Datatype ft = hindexed(n, b.len, b.disp), mt = hindexed(n, b.len, b.mem), dup;
+    double mpi = mpi_set_view(path, ft);
+    double t0 = now();
+    MPI_Type_dup(ft, &dup);
+    double dup_s = now() - t0;
+    MPI_Type_free(&dup);
+    unlink(path);
+    char *buf = malloc((size_t)b.bytes);
+    fill(&b, buf);
+    tacio_file_t fh;
+    tacio_file_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    t0 = now();
+    int rc = tacio_file_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL);
+    double view_s = now() - t0;
+    MPI_Status st;
+    t0 = now();
+    rc = rc ? rc : tacio_file_write_all(fh, buf, 1, mt, &st);
+    double call_s = now() - t0;
+    struct tacio_stats s = TACIO_STATS_INIT;
+    tacio_file_get_stats(fh, &s);
+    tacio_file_close(&fh);
+    double staged = s.st1_access + s.st2_plan + s.st3_route + s.st4_shuffle + s.st5_io;
+    int wrong = rc || check_file(&b, path);
+    unlink(path);
+    double per = 1e9 / (double)n;
+    printf("flat case=%s blocks=%lld mpi_set_view_ns=%.1f dup_ns=%.1f tacio_set_view_ns=%.1f "
+           "tacio_call_ns=%.1f unaccounted_ns=%.1f meta_bytes_per_block=%.1f verified=%s\n",
+           name, (long long)n, mpi * per, dup_s * per, view_s * per, call_s * per,
+           (call_s - staged) * per, (double)s.meta_bytes / (double)n, wrong ? "no" : "yes");
+    fflush(stdout);
+    MPI_Type_free(&ft);
+    MPI_Type_free(&mt);
+    free(buf), free(b.disp), free(b.len), free(b.mem);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    if (argc < 3) {
+        fprintf(stderr, "usage: flatbench DIR N [strided|irregular|touching|unordered...]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    static const char *const all[] = {"strided", "irregular", "touching", "unordered"};
+    int64_t n = atoll(argv[2]);
+    if (argc > 3)
+        for (int i = 3; i < argc; i++)
+            run_case(argv[1], argv[i], n);
+    else
+        for (int i = 0; i < 4; i++)
+            run_case(argv[1], all[i], n);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,227 @@
+/* bench/io's climate-style kernel, written from the public description of
+ * E3SM's I/O (PnetCDF's varn API over a column decomposition): NVARS
+ * variables of NLEV levels x NCOL columns of doubles. The columns are dealt
+ * to the ranks in chunks of 1 to 16 along a space-filling order, so each
+ * rank holds many short, scattered runs; each rank posts one nonblocking
+ * varn request per variable (a start and count per level of each chunk,
+ * in its chunks' shuffled order: the requests are unordered in the file),
+ * and one wait_all writes them all: PnetCDF sorts the pieces into one
+ * hindexed filetype and a memory type in request order, so one collective
+ * MPI_File_write_all carries every piece. Then the same pieces are read
+ * back the same way and checked, and the file is checked with POSIX reads
+ * at each variable's offset (ncmpi_inq_varoffset) against the closed form.
+ * Prints on rank 0:
+ *   varn ranks=P pieces_per_rank=K bytes=B write_s=W read_s=R wrong=N
+ * (W, R: the slowest rank's wait_all, the best of REPS).
+ * usage: varn FILE NCOL [REPS] */
+#include <fcntl.h>
+#include <mpi.h>
+#include <pnetcdf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NVARS 4
+#define NLEV 8
+
+struct decomp {
+    MPI_Offset nchunks, *col, *width; /* this rank's chunks: first column, columns */
+    MPI_Offset ncells;                /* columns x levels held */
+};
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+static uint64_t next(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return rng;
+}
+
+static double value_of(int v, MPI_Offset lev, MPI_Offset col)
+{
+    return (double)v * 1e9 + (double)lev * 1e7 + (double)col;
+}
+
+/* Chunks of 1-16 columns dealt to ranks at random (every rank draws the
+ * same sequence), then this rank's shuffled: its requests' order. */
+static void decompose(MPI_Offset ncol, int rank, int np, struct decomp *d)
+{
+    MPI_Offset cap = ncol / np + 16;
+    d->col = malloc(sizeof(MPI_Offset) * (size_t)cap);
+    d->width = malloc(sizeof(MPI_Offset) * (size_t)cap);
+    d->nchunks = d->ncells = 0;
+    for (MPI_Offset c = 0; c < ncol;) {
+        MPI_Offset w = 1 + (MPI_Offset)(next() % 16);
+        w = c + w > ncol ? ncol - c : w;
+        int owner = (int)(next() % (uint64_t)np);
+        if (owner == rank) {
+            if (d->nchunks == cap) {
+                cap *= 2;
+                d->col = realloc(d->col, sizeof(MPI_Offset) * (size_t)cap);
+                d->width = realloc(d->width, sizeof(MPI_Offset) * (size_t)cap);
+            }
+            d->col[d->nchunks] = c, d->width[d->nchunks++] = w;
+            d->ncells += w * NLEV;
+        }
+        c += w;
+    }
+    for (MPI_Offset i = d->nchunks - 1; i > 0; i--) {
+        MPI_Offset k = (MPI_Offset)(next() % (uint64_t)(i + 1)), t = d->col[i];
+        d->col[i] = d->col[k], d->col[k] = t;
+        t = d->width[i], d->width[i] = d->width[k], d->width[k] = t;
+    }
+}
+
+/* The varn arguments of one variable: a (lev, col) start and (1, width)
+ * count per level of each chunk; buf in the same order. */
+static void requests(const struct decomp *d, int v, MPI_Offset **starts, MPI_Offset **counts,
+                     double *buf)
+{
+    MPI_Offset k = 0, at = 0;
+    for (MPI_Offset i = 0; i < d->nchunks; i++)
+        for (MPI_Offset lev = 0; lev < NLEV; lev++, k++) {
+            starts[k][0] = lev, starts[k][1] = d->col[i];
+            counts[k][0] = 1, counts[k][1] = d->width[i];
+            for (MPI_Offset c = 0; buf && c < d->width[i]; c++)
+                buf[at++] = value_of(v, lev, d->col[i] + c);
+        }
+}
+
+static void fail_nc(int err, const char *what)
+{
+    if (err != NC_NOERR) {
+        fprintf(stderr, "varn: %s: %s\n", what, ncmpi_strerror(err));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+struct args {
+    MPI_Offset **starts, **counts;
+    double *buf[NVARS];
+};
+
+static double transfer(int nc, const int *vars, const struct decomp *d, struct args *a, int write)
+{
+    int req[NVARS], st[NVARS];
+    MPI_Offset n = d->nchunks * NLEV;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int v = 0; v < NVARS; v++) {
+        requests(d, v, a->starts, a->counts, NULL);
+        int err = write ? ncmpi_iput_varn_double(nc, vars[v], (int)n, a->starts, a->counts,
+                                                 a->buf[v], &req[v])
+                        : ncmpi_iget_varn_double(nc, vars[v], (int)n, a->starts, a->counts,
+                                                 a->buf[v], &req[v]);
+        fail_nc(err, write ? "iput_varn" : "iget_varn");
+    }
+    fail_nc(ncmpi_wait_all(nc, NVARS, req, st), "wait_all");
+    double t = MPI_Wtime() - t0, slowest;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+/* POSIX reads of every variable against the closed form, each rank a
+ * share of the levels. */
+static long check_file(const char *path, int nc, const int *vars, MPI_Offset ncol, int rank, int np)
+{
+    long wrong = 0;
+    int fd = open(path, O_RDONLY);
+    double *row = malloc(sizeof(double) * (size_t)ncol);
+    for (int v = 0; v < NVARS; v++) {
+        MPI_Offset off;
+        fail_nc(ncmpi_inq_varoffset(nc, vars[v], &off), "inq_varoffset");
+        for (MPI_Offset lev = rank; lev < NLEV; lev += np) {
+            ssize_t want = (ssize_t)(sizeof(double) * (size_t)ncol);
+            if (fd < 0 || pread(fd, row, (size_t)want, off + lev * want) != want) {
+                wrong++;
+                continue;
+            }
+            for (MPI_Offset c = 0; c < ncol; c++) {
+                union {
+                    double d;
+                    uint64_t u;
+                } x = {row[c]}, y = {value_of(v, lev, c)};
+                x.u = __builtin_bswap64(x.u); /* netCDF is big-endian */
+                wrong += x.u != y.u;
+            }
+        }
+    }
+    free(row);
+    if (fd >= 0)
+        close(fd);
+    return wrong;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (argc < 3) {
+        if (!rank)
+            fprintf(stderr, "usage: varn FILE NCOL [REPS]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    MPI_Offset ncol = atoll(argv[2]);
+    int reps = argc > 3 ? atoi(argv[3]) : 3;
+    struct decomp d;
+    decompose(ncol, rank, np, &d);
+    MPI_Offset n = d.nchunks * NLEV;
+    struct args a;
+    a.starts = malloc(sizeof(MPI_Offset *) * (size_t)(n + 1));
+    a.counts = malloc(sizeof(MPI_Offset *) * (size_t)(n + 1));
+    MPI_Offset *pool = malloc(sizeof(MPI_Offset) * 4 * (size_t)(n + 1));
+    for (MPI_Offset k = 0; k < n; k++)
+        a.starts[k] = pool + 4 * k, a.counts[k] = pool + 4 * k + 2;
+    for (int v = 0; v < NVARS; v++) {
+        a.buf[v] = malloc(sizeof(double) * (size_t)(d.ncells + 1));
+        requests(&d, v, a.starts, a.counts, a.buf[v]);
+    }
+    int nc, dims[2], vars[NVARS];
+    fail_nc(ncmpi_create(MPI_COMM_WORLD, argv[1], NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, &nc),
+            "create");
+    fail_nc(ncmpi_def_dim(nc, "lev", NLEV, &dims[0]), "def_dim");
+    fail_nc(ncmpi_def_dim(nc, "ncol", ncol, &dims[1]), "def_dim");
+    for (int v = 0; v < NVARS; v++) {
+        char name[16];
+        snprintf(name, sizeof name, "v%d", v);
+        fail_nc(ncmpi_def_var(nc, name, NC_DOUBLE, 2, dims, &vars[v]), "def_var");
+    }
+    fail_nc(ncmpi_enddef(nc), "enddef");
+    double w = 1e30, r = 1e30;
+    long wrong = 0;
+    for (int i = 0; i < reps; i++) {
+        double t = transfer(nc, vars, &d, &a, 1);
+        w = t < w ? t : w;
+    }
+    fail_nc(ncmpi_sync(nc), "sync");
+    MPI_Barrier(MPI_COMM_WORLD);
+    wrong += check_file(argv[1], nc, vars, ncol, rank, np);
+    for (int i = 0; i < reps; i++) {
+        for (int v = 0; v < NVARS; v++)
+            memset(a.buf[v], 0, sizeof(double) * (size_t)d.ncells);
+        double t = transfer(nc, vars, &d, &a, 0);
+        r = t < r ? t : r;
+    }
+    for (int v = 0; v < NVARS; v++) { /* the read buffers against the closed form */
+        double *want = malloc(sizeof(double) * (size_t)(d.ncells + 1));
+        requests(&d, v, a.starts, a.counts, want);
+        for (MPI_Offset k = 0; k < d.ncells; k++)
+            wrong += memcmp(&want[k], &a.buf[v][k], sizeof(double)) != 0;
+        free(want);
+    }
+    fail_nc(ncmpi_close(nc), "close");
+    long all_wrong;
+    MPI_Reduce(&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long long pieces = (long long)n * NVARS, most;
+    MPI_Reduce(&pieces, &most, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (!rank)
+        printf("varn ranks=%d pieces_per_rank=%lld bytes=%lld write_s=%.6f read_s=%.6f wrong=%ld\n",
+               np, most, (long long)(8 * NVARS * NLEV * ncol), w, r, all_wrong);
+    MPI_Finalize();
+    return all_wrong != 0;
+}
