@@ -36,6 +36,16 @@ preload_env() {
     fi
 }
 
+# ompi_romio LAUNCHER: the name of the ROMIO component of the Open MPI whose
+# launcher this is (romio321 in Open MPI 4, romio341 in 5), from the
+# ompi_info beside it (Debian's: ompi_info on the PATH).
+ompi_romio() {
+    local info
+    info=$(dirname "$(command -v "$1")")/ompi_info
+    [ -x "$info" ] || info=ompi_info
+    "$info" 2>/dev/null | sed -n 's/.*MCA io: \(romio[0-9]*\).*/\1/p' | head -1
+}
+
 # report [NAME]: the closing line; fails when a check failed or none ran
 report() {
     echo "${1:+$1: }$passed passed, $failed failed"

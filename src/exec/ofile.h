@@ -53,7 +53,7 @@ struct tacio_file {
     struct tacio_topo *topo; /* ranks placed on their (virtual) hosts */
     struct fview view;
     double view_seconds; /* the views set since the last collective took (stats) */
-    int64_t fp; /* individual file pointer, in etypes */
+    int64_t fp;          /* individual file pointer, in etypes */
     struct tacio_stats last;
     struct slot_mem slot[2];
     char *stats_path;       /* TACIO_STATS at open: rank 0 appends a line per call */

@@ -4,6 +4,9 @@
 # on the other MPI alone (where the two MPIs give different error classes,
 # tacio may give either); tests/fuzz/compare.py compares the transcripts.
 # usage: run.sh openmpi|mpich SHIM DIR NP SEED NSEQ NOPS STRATEGY...
+# FUZZ_MPICC and FUZZ_MPIEXEC name the compiler and launcher of the MPI
+# under test when it is not Debian's (the modern MPIs' trees); the other
+# MPI, the tie-breaker, is always Debian's.
 # The long run (bench/fuzz/run) calls it with many sequences per launch.
 set -u
 kind=$1 shim=$2 dir=$3 np=$4 seed=$5 nseq=$6 nops=$7
@@ -17,13 +20,17 @@ work="$dir/fuzz-$kind-np$np"
 data="$work/files"
 rm -rf "$work" && mkdir -p "$data" || exit 1
 
+mpicc_of() { [ "$1" = "$kind" ] && echo "${FUZZ_MPICC:-mpicc.$1}" || echo "mpicc.$1"; }
+mpiexec_of() { [ "$1" = "$kind" ] && echo "${FUZZ_MPIEXEC:-mpiexec.$1}" || echo "mpiexec.$1"; }
+
 build() { # KIND: the program with that MPI's compiler (it never links tacio)
-    "mpicc.$1" -O1 -g -o "$work/diff_app.$1" "$here/diff_app.c" >"$work/cc.$1.log" 2>&1 ||
+    "$(mpicc_of "$1")" -O1 -g -o "$work/diff_app.$1" "$here/diff_app.c" >"$work/cc.$1.log" 2>&1 ||
         { cat "$work/cc.$1.log"; exit 1; }
 }
 
 launch() { # KIND PRELOAD TRANSCRIPT [SECONDS: the bound, 900 unless given]
-    local k=$1 pre=$2 out=$3 limit=${4:-900} launcher="mpiexec.$1" flags=()
+    local k=$1 pre=$2 out=$3 limit=${4:-900} launcher flags=()
+    launcher=$(mpiexec_of "$k")
     [ "$k" = openmpi ] && flags=(--oversubscribe -x FUZZ_SEQ)
     env=()
     [ -n "$pre" ] && preload_env "$k" "$pre" "${forward[@]}"
@@ -40,7 +47,15 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # its romio321, as OMPIO's collectives there hang now and then under this
 # program (a rank left waiting in a write_all or a sync's barrier, erroneous
 # calls or not): a baseline must finish to be compared with.
-if [ "$np" -gt 2 ]; then export OMPI_MCA_io=romio321; else unset OMPI_MCA_io; fi
+# (romio321 in Open MPI 4, romio341 in 5: the launcher's own ompi_info
+# says). Open MPI 5.0.11's OMPIO alone hung in three launches of three at 2
+# ranks (set_size and pwritev errors, then a collective waiting): there its
+# romio341 from 2 ranks.
+unset OMPI_MCA_io
+romio=$(ompi_romio "$(mpiexec_of openmpi)")
+if [ "$np" -gt 2 ] || { [ "$np" -gt 1 ] && [ "$romio" = romio341 ]; }; then
+    export OMPI_MCA_io=$romio
+fi
 export TACIO_HINTS=tacio_ranks_per_node=2
 # TACIO_DEFER_VIEWS=0 (mpi.fuzz.eager): the shim hands every view to the
 # library at once, the path Fortran, atomic and external32 views take

@@ -99,6 +99,25 @@ def views_and_pointers():
     return failures
 
 
+def odd_failure():
+    """The MPI alone fails a call the shim and the other MPI both serve alike
+    (Intel MPI 2021.19: a read at a huge offset past the end): the MPI is the
+    odd one out; with the other MPI failing too, a divergence."""
+    def huge_read(c, n):
+        return (line(0, "open mode=rdwr|create") +
+                line(1, "read_at_all offset=huge count=12 holes=1 null=0 base=99 eof=1",
+                     c=c, n=n, x="0,0") + "7 end size=0 hash=cbf29ce484222325\n")
+    failures = []
+    served, io_error = huge_read("SUCCESS,SUCCESS", "0,0"), huge_read("IO,IO", "-1,-1")
+    rc, out = verdict(io_error, served, served)
+    if rc != 0 or "mpi_odd=1" not in out:
+        failures.append(f"the MPI alone failing: want mpi_odd, got rc={rc}: {out}")
+    rc, out = verdict(io_error, served, io_error)
+    if rc == 0:
+        failures.append(f"both MPIs failing where the shim served: want a divergence: {out}")
+    return failures
+
+
 def main():
     failures = []
     # the MPI says 160 bytes and leaves garbage; the shim served it: 0 bytes
@@ -158,6 +177,7 @@ def main():
     if rc == 0:
         failures.append(f"a pass-through read with data that differ: want a divergence: {out}")
     failures += views_and_pointers()
+    failures += odd_failure()
     for f in failures:
         print("FAIL", f)
     print("compare rules:", "ok" if not failures else f"{len(failures)} failed")

@@ -35,8 +35,14 @@ check() { # check HEADER ARTIFACT
         ok && echo "ok: $(basename "$2") defines all $n functions of $(basename "$1")"
     fi
 }
-so=$(ls "$lib"/libtacio.so 2>/dev/null)
-[ -n "$so" ] && check "$inc/tacio.h" "$so" && check "$inc/tacio_plan.h" "$so"
+# the engine: libtacio.so, or libtacio_abi.so from an ABI build (one of
+# them wherever tacio.h is installed)
+so=$(ls "$lib"/libtacio.so "$lib"/libtacio_abi.so 2>/dev/null | head -1)
+if [ -n "$so" ]; then
+    check "$inc/tacio.h" "$so" && check "$inc/tacio_plan.h" "$so"
+elif [ -e "$inc/tacio.h" ]; then
+    ko "tacio.h is installed but no engine library"
+fi
 check "$inc/tacio_plan.h" "$lib/libtacioplan.a"
 extra=$(nm -g --defined-only "$lib/libtacioplan.a" | awk 'NF == 3 {print $3}' | grep -v '^tacio_')
 if [ -n "$extra" ]; then

@@ -33,12 +33,15 @@ if cmake -S "$here" -B "$dir/consumer-cmake" -DCMAKE_C_COMPILER=cc -DMPI_C_COMPI
     "$dir/consumer-cmake/consumer_plan" >"$dir/consumer.log" 2>&1 && ok ||
         { ko "find_package tacio::plan:" && cat "$dir/consumer.log"; }
 else ko "find_package(tacio) build:" && cat "$dir/consumer-cmake.log"; fi
+# the engine's library: libtacio, or libtacio_abi from an ABI build
+lib=tacio
+[ -e "$prefix/lib/libtacio_abi.so" ] && lib=tacio_abi
 flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs tacio)
 if cc -o "$dir/consumer-pc" "$here/consumer.c" $flags >"$dir/consumer-pc.log" 2>&1; then
     ok && run pkg-config "consumer: 6 passed, 0 failed" "$dir/consumer-pc"
 else ko "pkg-config build ($flags):" && cat "$dir/consumer-pc.log"; fi
 if "$mpicc" -o "$dir/consumer-l" "$here/consumer.c" -I"$prefix/include" -L"$prefix/lib" \
-    -ltacio >"$dir/consumer-l.log" 2>&1; then
-    ok && run "plain -ltacio" "consumer: 6 passed, 0 failed" "$dir/consumer-l"
-else ko "plain -ltacio build:" && cat "$dir/consumer-l.log"; fi
+    -l$lib >"$dir/consumer-l.log" 2>&1; then
+    ok && run "plain -l$lib" "consumer: 6 passed, 0 failed" "$dir/consumer-l"
+else ko "plain -l$lib build:" && cat "$dir/consumer-l.log"; fi
 report

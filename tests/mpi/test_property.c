@@ -3,6 +3,9 @@
  * types. Expected file image: MPI_Unpack of each rank's stream into its
  * filetype (no MPI-IO), checked with POSIX; expected memory after a read:
  * MPI_Unpack into the memory type. Prints the seed of any failing case.
+ * PROPERTY_UNPACK_WRONG=S,S,...: seeds whose oracle this MPI's MPI_Unpack
+ * gets wrong (Intel MPI 2021.19: docs/field-notes.md says how that was
+ * shown); each is said and not run, never counted as passed.
  *
  * usage: test_property DIR [cases] [first_seed] */
 #include "mpi_check.h"
@@ -422,6 +425,23 @@ static void run_case(const char *dir, uint64_t seed)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Whether seed is listed in PROPERTY_UNPACK_WRONG (said on rank 0). */
+static bool unpack_wrong(uint64_t seed)
+{
+    const char *list = getenv("PROPERTY_UNPACK_WRONG");
+    for (const char *s = list; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : "") {
+        if (strtoull(s, NULL, 10) != seed)
+            continue;
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (rank == 0)
+            printf("seed %llu: not run: this MPI's MPI_Unpack, the oracle, is wrong there\n",
+                   (unsigned long long)seed);
+        return true;
+    }
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -429,6 +449,7 @@ int main(int argc, char **argv)
     int cases = argc > 2 ? atoi(argv[2]) : 200;
     uint64_t first = argc > 3 ? strtoull(argv[3], NULL, 10) : 1;
     for (int k = 0; k < cases; k++)
-        run_case(dir, first + (uint64_t)k);
+        if (!unpack_wrong(first + (uint64_t)k))
+            run_case(dir, first + (uint64_t)k);
     return finish("test_property");
 }
