@@ -140,7 +140,7 @@ static void print_hints(const struct tacio_file *f)
     if (f->rank != 0 || !env || !*env || !strcmp(env, "0"))
         return;
     const struct tacio_hints *h = &f->hints.core;
-    struct plan_ctx ctx = {NULL, f->topo, h, 0, 0, NULL, NULL, 1, false};
+    struct plan_ctx ctx = {NULL, f->topo, h, 0, 0, NULL, NULL, 1, false, 0};
     int *list, offered = ranklist_count(&ctx, 0), naggs = romio_ranklist(&ctx, &list);
     char all[4096];
     hints_text(&f->hints, all, sizeof all);

@@ -44,6 +44,7 @@ static void peaks_to_stats(const struct call *c, struct tacio_stats *s)
     s->meta_bytes = c->use.meta_peak;
     s->peak_buffer_bytes = c->use.staged_peak;
     s->node_aggregated = c->use.node_aggregated;
+    s->call_us = c->use.agreed ? c->use.call_us : (int64_t)((backend_clock() - c->t0) * 1e6);
 }
 
 /* The max-scope rows, in table order, found once: every call agrees on
@@ -78,6 +79,7 @@ void peaks_set(struct call *c, const int64_t v[NPEAKS])
     c->use.meta_peak = s.meta_bytes;
     c->use.staged_peak = s.peak_buffer_bytes;
     c->use.node_aggregated = s.node_aggregated;
+    c->use.call_us = s.call_us;
 }
 
 int call_agree_last(struct call *c, int local)
@@ -146,6 +148,7 @@ void stats_record(struct call *c)
     if (c->s)
         plan_stats(c->s, s);
     s->reused = c->reused;
+    s->trial = c->planning.trial;
     peaks_to_stats(c, s);
     const char *path = c->f->stats_path;
     FILE *out = path && c->f->rank == 0 ? fopen(path, "a") : NULL;

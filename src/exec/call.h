@@ -19,6 +19,7 @@ struct call_planning {
     bool peer_failed;     /* rank 0: planning stopped because another rank failed */
     bool aggregate_nodes; /* rank 0: auto's plan aggregates each node's data first */
     bool on_nodes;        /* the call plans again, on the nodes' aggregated accesses */
+    int trial;            /* auto's trial this call runs (plan_ctx.trial; 0: none) */
     struct crow row;      /* this rank's row of C for the partition asked last */
 };
 
@@ -36,6 +37,7 @@ struct call_own_io {
 struct call_usage {
     int64_t meta, meta_peak, staged, staged_peak;
     int64_t node_aggregated; /* this rank led its node's access */
+    int64_t call_us;         /* the call so far, microseconds (agreed: the slowest rank's) */
     bool agreed;             /* the last agreement took the maxima */
 };
 
@@ -98,8 +100,10 @@ static inline double stage_start(const struct call *c)
 int64_t call_readable(struct call *c);
 
 /* The call's stats that are maxima over ranks, as the array an agreement
- * reduces with MPI_MAX (exec_agree_max). */
-enum { NPEAKS = 3 };
+ * reduces with MPI_MAX (exec_agree_max): as many as the table has. */
+#define COUNT_PEAK(type, field, key, scope) +((scope) == TACIO_STAT_MAX)
+enum { NPEAKS = 0 TACIO_STATS_FIELDS(COUNT_PEAK) };
+#undef COUNT_PEAK
 void peaks_get(const struct call *c, int64_t v[NPEAKS]);
 void peaks_set(struct call *c, const int64_t v[NPEAKS]);
 /* The agreement that ends a call, taking the peaks along. */

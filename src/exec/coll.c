@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+static void trials_start(struct call *c);
+
 /* ---- the kept schedule ---- */
 
 /* What the agreement on a kept schedule reduces (with the peaks): whether
@@ -48,7 +50,13 @@ static int run_kept(struct call *c, int local, bool *handled)
     int rc = agree_max(c->f->comm, local, v, NKEPT + NPEAKS);
     stage_add(c, ST_PLAN, t0);
     int64_t delta;
-    *handled = rc || kept_fits(v, &delta);
+    fits = !rc && kept_fits(v, &delta);
+    *handled = rc || fits;
+    if (fits && !s->independent && trials_next(&c->f->trials[c->is_write]) >= 0) {
+        c->planning.trial = trials_next(&c->f->trials[c->is_write]); /* planned anew */
+        *handled = false;
+    } else if (!fits)
+        trials_start(c);
     if (!*handled) {
         if (c->io.early)
             access_clear(&c->a);
@@ -63,6 +71,35 @@ static int run_kept(struct call *c, int local, bool *handled)
     }
     sched_shift(s, delta);
     return rounds_run(c, 0);
+}
+
+/* ---- auto's trials ---- */
+
+/* A call that does not repeat the file's kept shape: auto's trials start
+ * over (off unless the strategy is auto and tacio_auto_trials is set). */
+static void trials_start(struct call *c)
+{
+    const struct tacio_file *f = c->f;
+    bool on = !strcmp(f->hints.core.strategy, "auto");
+    trials_reset(&c->f->trials[c->is_write], on ? f->hints.auto_trials : 0);
+}
+
+/* A successful call's outcome, for the trials. */
+static void trials_after(const struct call *c)
+{
+    const struct tacio_plan *plan = c->s ? c->s->plan : NULL;
+    const char *label = plan                        ? plan->detail
+                        : c->s && c->s->independent ? "independent I/O"
+                                                    : "no plan";
+    struct trial_outcome o = {c->planning.trial,
+                              c->reused,
+                              (double)c->use.call_us * 1e-6,
+                              plan ? plan->m.model_seconds : 0,
+                              label,
+                              c->f->rank,
+                              c->f->path,
+                              c->is_write ? "write" : "read"};
+    trials_record(&c->f->trials[c->is_write], &o);
 }
 
 /* ---- a new schedule ---- */
@@ -202,6 +239,8 @@ int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t c
     if (!f->cache[is_write])
         stage_add(&c, ST_ACCESS, c.t0);
     bool handled = false;
+    if (!f->cache[is_write])
+        trials_start(&c);
     int rc = f->cache[is_write] ? run_kept(&c, local, &handled) : 0;
     if (!handled)
         rc = run_new(&c, local);
@@ -210,9 +249,12 @@ int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t c
         if (!at)
             f->fp += *bytes / f->view.etype_size;
         stats_record(&c);
+        trials_after(&c);
         keep_schedule(&c);
-    } else
+    } else {
+        trials_start(&c); /* a failed call: whatever it tried starts over */
         drop_schedules(&c);
+    }
     crow_free(&c.planning.row);
     return rc;
 }

@@ -18,8 +18,11 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
     if (!rc)
         rc = note_failure(c, ask_distribution(c, &pat));
     bool may_aggregate_nodes = !c->planning.on_nodes && nodeagg_left_to_plan(f);
-    struct plan_ctx ctx = {pat, f->topo, &f->hints.core,     0, 0, rows_from_ranks,
-                           c,   1,       may_aggregate_nodes};
+    /* a trial's candidate; planned again on the nodes' accesses, the
+     * model's pick there */
+    int trial = c->planning.on_nodes ? 0 : c->planning.trial;
+    struct plan_ctx ctx = {pat, f->topo, &f->hints.core,      0,    0, rows_from_ranks,
+                           c,   1,       may_aggregate_nodes, trial};
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);
     if (!rc && ctx.lo < ctx.hi)

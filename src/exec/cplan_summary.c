@@ -256,7 +256,7 @@ int ask_distribution(struct call *c, struct tacio_pattern **pat)
     const struct tacio_strategy *st = strategy_find(c->f->hints.core.strategy);
     if (!st || !st->wants_distribution)
         return 0;
-    struct plan_ctx ctx = {*pat, c->f->topo, &c->f->hints.core, 0, 0, NULL, NULL, 1, false};
+    struct plan_ctx ctx = {*pat, c->f->topo, &c->f->hints.core, 0, 0, NULL, NULL, 1, false, 0};
     pattern_range(*pat, &ctx.lo, &ctx.hi);
     bool want = false;
     int64_t gather = 8 * (int64_t)SUMMARY_WORDS * c->f->nprocs;

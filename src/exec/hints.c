@@ -41,6 +41,9 @@ static const struct opt_def defs[] = {
      "the network, as a tacio --topology spec (docs/cli.md); unset: one switch"},
     SIZE("tacio_mem_per_node", mem_per_node, 1, NULL,
          "a cap on each node's free memory, bytes, for mccio; unset: MemAvailable"),
+    SIZE("tacio_auto_trials", auto_trials, 0, "3",
+         "auto: on calls that repeat a shape, time the default (romio) and this many of the "
+         "model's candidates, one call each, then keep the fastest; 0: the model's pick only"),
 };
 static const struct opt_table table = {defs, sizeof defs / sizeof *defs, NULL};
 

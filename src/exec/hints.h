@@ -32,6 +32,7 @@ struct exec_hints {
     int64_t ranks_per_node; /* 0: real hosts */
     char topology[256];     /* "": one switch */
     int64_t mem_per_node;   /* 0: no cap */
+    int64_t auto_trials;    /* auto: the model's candidates timed on repeated calls */
 };
 
 /* Lowest to highest precedence: the defaults, the hints files (ROMIO_HINTS,

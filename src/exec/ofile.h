@@ -11,6 +11,7 @@
 #include "arena.h"
 #include "hints.h"
 #include "sched.h"
+#include "trials.h"
 
 #include <mpi.h>
 
@@ -56,8 +57,9 @@ struct tacio_file {
     int64_t fp;          /* individual file pointer, in etypes */
     struct tacio_stats last;
     struct slot_mem slot[2];
-    char *stats_path;       /* TACIO_STATS at open: rank 0 appends a line per call */
-    struct sched *cache[2]; /* [is_write] */
+    char *stats_path;        /* TACIO_STATS at open: rank 0 appends a line per call */
+    struct sched *cache[2];  /* [is_write] */
+    struct trials trials[2]; /* [is_write]: auto's, on calls that repeat a shape */
 };
 
 /* Installs a view (holding the filetype's flattening, so the caller may

@@ -139,7 +139,13 @@ struct plan_ctx {
      * first ranks (plan_node_aggregated): the engine's intra-node aggregation
      * is left to auto (neither forced nor ruled out by the hints) */
     bool may_aggregate_nodes;
+    /* auto's trials (the engine's, on repeated calls): 0 the model's pick,
+     * 1 the default (romio on the hints as they are), k >= 2 the model's
+     * candidate k - 2 (its pick, then the runners-up) */
+    int trial;
 };
+/* The most candidates of the model a trial may ask for (trial <= 1 + this). */
+#define AUTO_TRIALS_MAX 8
 
 struct tacio_strategy {
     const char *name;

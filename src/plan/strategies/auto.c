@@ -47,27 +47,62 @@ struct choice {
     bool node_aggregated;
 };
 
-/* p replaces *best (and c *chosen) when the model rates it clearly faster. */
-static void consider(struct tacio_plan **best, struct choice *chosen, struct tacio_plan *p,
-                     struct choice c)
+/* The candidates rated so far: the model's pick first (a later candidate
+ * replaces it only when rated AUTO_MARGIN faster), then the runners-up,
+ * fastest first, as many as a trial may ask for (ctx->trial). */
+struct ranking {
+    struct tacio_plan *plan[AUTO_TRIALS_MAX + 1];
+    struct choice choice[AUTO_TRIALS_MAX + 1];
+    int n, keep;
+};
+
+static void ranking_free(struct ranking *r)
 {
-    if (*best && p->m.model_seconds >= (*best)->m.model_seconds * (1 - AUTO_MARGIN)) {
+    for (int i = 0; i < r->n; i++)
+        tacio_plan_free(r->plan[i]);
+    r->n = 0;
+}
+
+/* Whether p makes the same plan as q as far as the model sees it (cuts
+ * often settles on bottleneck's): a trial of both would time one plan twice. */
+static bool same_rating(const struct tacio_plan *p, const struct tacio_plan *q)
+{
+    return p->m.model_seconds == q->m.model_seconds && p->m.naggs == q->m.naggs &&
+           p->m.hop_bytes == q->m.hop_bytes && p->node_aggregated == q->node_aggregated;
+}
+
+/* p, rated: the new pick when clearly faster than the pick, else a
+ * runner-up in its place by model seconds; the slowest beyond keep goes. */
+static void consider(struct ranking *r, struct tacio_plan *p, struct choice c)
+{
+    for (int i = 0; i < r->n; i++)
+        if (same_rating(p, r->plan[i])) {
+            tacio_plan_free(p);
+            return;
+        }
+    int at = r->n;
+    if (r->n && p->m.model_seconds < r->plan[0]->m.model_seconds * (1 - AUTO_MARGIN))
+        at = 0;
+    else
+        while (at > 1 && p->m.model_seconds < r->plan[at - 1]->m.model_seconds)
+            at--;
+    if (at >= r->keep) {
         tacio_plan_free(p);
         return;
     }
-    tacio_plan_free(*best);
-    *best = p;
-    *chosen = c;
+    if (r->n == r->keep)
+        tacio_plan_free(r->plan[--r->n]);
+    memmove(r->plan + at + 1, r->plan + at, sizeof *r->plan * (size_t)(r->n - at));
+    memmove(r->choice + at + 1, r->choice + at, sizeof *r->choice * (size_t)(r->n - at));
+    r->plan[at] = p, r->choice[at] = c, r->n++;
 }
 
-/* The best candidate's plan, on ctx's C. Each candidate is rated as it is
- * and, where ctx allows, with node aggregation (the same FDs and
- * aggregators: only C's senders change), which pays where the ranks' own
- * messages are small. */
-static int best_candidate(const struct plan_ctx *ctx, struct tacio_plan **out,
-                          struct choice *chosen)
+/* The candidates' plans, on ctx's C, ranked (struct ranking). Each
+ * candidate is rated as it is and, where ctx allows, with node aggregation
+ * (the same FDs and aggregators: only C's senders change), which pays where
+ * the ranks' own messages are small. */
+static int rank_candidates(const struct plan_ctx *ctx, struct ranking *r)
 {
-    struct tacio_plan *best = NULL;
     int rc = 0;
     const struct tacio_strategy *s;
     for (int i = 0; (s = strategy_at(i)) && !rc; i++)
@@ -82,13 +117,12 @@ static int best_candidate(const struct plan_ctx *ctx, struct tacio_plan **out,
                 tacio_plan_free(p);
                 break;
             }
-            consider(&best, chosen, p, c);
+            consider(r, p, c);
             if (v)
-                consider(&best, chosen, v, (struct choice){s, c.k, true});
+                consider(r, v, (struct choice){s, c.k, true});
         }
     if (rc)
-        tacio_plan_free(best);
-    *out = rc ? NULL : best;
+        ranking_free(r);
     return rc;
 }
 
@@ -122,33 +156,68 @@ static int auto_wants_distribution(const struct plan_ctx *ctx, int64_t order_byt
     return 0;
 }
 
-static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
+/* The default, as a trial runs it: romio on the user's hints as they are. */
+static int default_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
 {
-    struct choice c = {0};
-    struct plan_ctx summary = *ctx;
-    summary.cmatrix_of = NULL; /* C from ctx->pat: under the engine, the summary */
-    struct tacio_plan *best;
-    int rc = best_candidate(&summary, &best, &c);
-    /* the chosen one on the ranks' exact C; one with node aggregation is
-     * planned again by the engine once the nodes have aggregated */
-    if (!rc && ctx->cmatrix_of && !c.node_aggregated) {
+    struct tacio_hints h = *ctx->h;
+    snprintf(h.strategy, sizeof h.strategy, "romio");
+    struct plan_ctx sub = *ctx;
+    sub.h = &h;
+    int rc = plan_run(&sub, strategy_find("romio"), out);
+    if (!rc) {
+        snprintf((*out)->detail, sizeof(*out)->detail, "trial: the default, romio");
+        snprintf((*out)->strategy, sizeof(*out)->strategy, "auto");
+    }
+    return rc;
+}
+
+/* Candidate j of the ranking (0: the model's pick; ctx->trial - 1 in a
+ * trial), on the ranks' exact C; one with node aggregation is planned again
+ * by the engine once the nodes have aggregated. */
+static int ranked_plan(const struct plan_ctx *ctx, struct ranking *r, int j,
+                       struct tacio_plan **out)
+{
+    j = j < r->n ? j : r->n - 1;
+    struct choice c = r->choice[j];
+    struct tacio_plan *best = r->plan[j];
+    r->plan[j] = NULL;
+    int rc = 0;
+    const char *trial = ctx->trial ? "trial: " : "";
+    if (ctx->cmatrix_of && !c.node_aggregated) {
         double rated = best->m.model_seconds;
         tacio_plan_free(best);
         rc = run_candidate(ctx, c.s, c.k, &best);
         if (!rc)
             snprintf(best->detail, sizeof best->detail,
-                     "chose %s with %d aggregator(s) per host on the access summary (model "
+                     "%schose %s with %d aggregator(s) per host on the access summary (model "
                      "%.4g s there, %.4g s on the exact C)",
-                     c.s->name, c.k, rated, best->m.model_seconds);
-    } else if (!rc)
+                     trial, c.s->name, c.k, rated, best->m.model_seconds);
+    } else
         snprintf(best->detail, sizeof best->detail,
-                 "chose %s with %d aggregator(s) per host%s, model %.4g s", c.s->name, c.k,
+                 "%schose %s with %d aggregator(s) per host%s, model %.4g s", trial, c.s->name, c.k,
                  c.node_aggregated ? " (node aggregation first)" : "", best->m.model_seconds);
-    if (rc)
-        return rc;
-    snprintf(best->strategy, sizeof best->strategy, "auto");
-    *out = best;
-    return 0;
+    if (!rc) {
+        snprintf(best->strategy, sizeof best->strategy, "auto");
+        *out = best;
+    }
+    return rc;
+}
+
+/* ctx->trial (the engine's trials): 0 the model's pick, 1 the default,
+ * k >= 2 the model's candidate k - 2 (its pick, then the runners-up). */
+static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
+{
+    if (ctx->trial == 1)
+        return default_plan(ctx, out);
+    int j = ctx->trial >= 2 ? ctx->trial - 2 : 0;
+    struct plan_ctx summary = *ctx;
+    summary.cmatrix_of = NULL; /* C from ctx->pat: under the engine, the summary */
+    struct ranking r = {.keep = j + 1 < AUTO_TRIALS_MAX ? j + 1 : AUTO_TRIALS_MAX};
+    int rc = rank_candidates(&summary, &r);
+    if (!rc)
+        rc = ranked_plan(ctx, &r, j, out);
+    ranking_free(&r);
+    return rc;
 }
 
 const struct tacio_strategy strategy_auto = {

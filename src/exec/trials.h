@@ -1,0 +1,47 @@
+/* auto that measures: on collective calls that repeat a shape (the file's
+ * kept schedule fits every rank's access), auto times its candidates one
+ * call each, the default (romio) among them, and keeps the fastest. Every
+ * rank steps the same state from values the ranks agreed on (the kept
+ * schedule's fit, the call's success, the slowest rank's time, which the
+ * call's last agreement carries), so every rank runs the same candidate on
+ * the same call. A shape that changes, or a call that fails, starts over. */
+#ifndef TACIO_EXEC_TRIALS_H
+#define TACIO_EXEC_TRIALS_H
+
+#include "../plan/plan.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct trials {
+    int n;                                 /* candidates, in order[] (0: trials off) */
+    int ran;                               /* timed so far */
+    int order[AUTO_TRIALS_MAX + 2];        /* plan_ctx.trial of each candidate */
+    double secs[AUTO_TRIALS_MAX + 2];      /* by candidate: the slowest rank's time */
+    double predicted[AUTO_TRIALS_MAX + 2]; /* the model's seconds for its plan */
+    char label[AUTO_TRIALS_MAX + 2][160];  /* the plan's detail */
+    int chosen;                            /* the settled candidate's trial, -1 while trying */
+    bool replan;                           /* the kept schedule is not the chosen one's */
+    double settled_secs;                   /* the chosen one's time when it won */
+    int slow, restarts;                    /* drift: slow calls in a row, restarts so far */
+};
+
+/* The trial a call on a repeated shape runs (plan_ctx.trial), or -1: the
+ * kept schedule serves it. */
+int trials_next(const struct trials *t);
+/* A call that did not repeat the shape (or the first): trials start over. */
+void trials_reset(struct trials *t, int64_t auto_trials);
+/* A successful call, as the trials see it. */
+struct trial_outcome {
+    int trial;             /* plan_ctx.trial it ran */
+    bool reused;           /* on the kept schedule */
+    double slowest;        /* the slowest rank's time, agreed */
+    double predicted;      /* the model's seconds for its plan (0: none) */
+    const char *label;     /* its plan's detail */
+    int rank;              /* this rank (0 says the choice: TACIO_PRINT_CHOICE) */
+    const char *path, *op; /* the file and "write" or "read", for saying so */
+};
+/* After a successful call: its time and plan, and what the next call runs. */
+void trials_record(struct trials *t, const struct trial_outcome *o);
+
+#endif

@@ -1,0 +1,159 @@
+/* auto's trials on repeated calls (src/exec/trials.c): every rank runs the
+ * same candidate on the same call, whatever its own clock says, and the
+ * file holds what the calls wrote (POSIX against the closed form).
+ *   same    ten writes of one shape with auto: the first call (the model's
+ *           pick, not timed), then the default and the model's candidates
+ *           one call each, then the kept schedule of the fastest;
+ *   skew    the same while one rank enters every call 20 ms late;
+ *   shape   rank 1 changes its access in the middle of the trials: every
+ *           rank starts them over on that call;
+ *   fault   a write fails inside a trial (TACIO_FAULT): the same error on
+ *           every rank, and the next call starts the trials over.
+ * usage: test_trials DIR */
+#include "mpi_check.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#define CALLS 10
+#define N 8192 /* doubles a rank, every other one of a strided view */
+
+struct seq {
+    int64_t trial[CALLS], reused[CALLS];
+    int rc[CALLS];
+};
+
+/* Rank r's view: every p-th double from r (a strided access, which goes
+ * through collective buffering). */
+static MPI_Datatype view_of(int p)
+{
+    MPI_Datatype v, t;
+    MPI_Type_vector(N, 1, p, MPI_DOUBLE, &v);
+    MPI_Type_create_resized(v, 0, (MPI_Aint)8 * N * p, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_free(&v);
+    return t;
+}
+
+/* Every rank's sequence must be rank 0's. */
+static void same_everywhere(const struct seq *s, const char *what)
+{
+    struct seq first = *s;
+    MPI_Bcast(&first, sizeof first, MPI_BYTE, 0, MPI_COMM_WORLD);
+    int differ = memcmp(&first, s, sizeof first) != 0, any;
+    MPI_Allreduce(&differ, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    check_that(!any, "%s: the ranks ran different candidates or paths", what);
+}
+
+static void check_file(const char *path, int p, int calls_ok)
+{
+    int64_t n = (int64_t)8 * N * p;
+    unsigned char *got = malloc((size_t)n);
+    bool ok = posix_read_file(path, got, n) == 0;
+    for (int64_t i = 0; ok && i < n / 8; i++) {
+        double d;
+        memcpy(&d, got + 8 * i, 8);
+        ok = d == (double)(i * 3 + calls_ok);
+    }
+    check_that(ok, "the file does not hold the last call's data");
+    free(got);
+}
+
+/* CALLS writes of the same data (value i * 3 + k at double i in call k);
+ * late: the rank that enters every call late; shape_at: the call where rank
+ * 1 writes one double fewer (-1: never). */
+static void run(const char *dir, const char *what, int late, int shape_at, struct seq *s)
+{
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    char path[512];
+    snprintf(path, sizeof path, "%s/trials_%s_%d.dat", dir, what, p);
+    MPI_Datatype ft = view_of(p);
+    /* collective buffering always; one window a file domain (one pwrite) */
+    MPI_Info info =
+        make_info("auto", "cb_buffer_size=1048576,romio_cb_write=enable,tacio_auto_trials=3");
+    tacio_file_t fh;
+    int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
+    rc =
+        rc ? rc
+           : tacio_file_set_view(fh, (MPI_Offset)8 * rank, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
+    check_that(rc == MPI_SUCCESS, "%s: open and view", what);
+    double *buf = malloc(sizeof(double) * N);
+    int last_ok = 0;
+    for (int k = 0; k < CALLS && !rc; k++) {
+        for (int64_t j = 0; j < N; j++)
+            buf[j] = (double)((j * p + rank) * 3 + k);
+        if (rank == late)
+            usleep(20000);
+        int count = k == shape_at && rank == 1 ? N - 1 : N;
+        int err = tacio_file_write_at_all(fh, 0, buf, count, MPI_DOUBLE, MPI_STATUS_IGNORE);
+        MPI_Error_class(err, &s->rc[k]); /* the class: the same on every rank */
+        struct tacio_stats st = TACIO_STATS_INIT;
+        tacio_file_get_stats(fh, &st);
+        s->trial[k] = s->rc[k] ? -1 : st.trial;
+        s->reused[k] = s->rc[k] ? -1 : st.reused;
+        last_ok = s->rc[k] || count < N ? last_ok : k;
+    }
+    tacio_file_close(&fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0 && shape_at < 0)
+        check_file(path, p, last_ok);
+    same_everywhere(s, what);
+    free(buf);
+    MPI_Type_free(&ft);
+    MPI_Info_free(&info);
+}
+
+/* The first call, then trials 1 (the default), 2, 3, 4 from call first + 1,
+ * and from then on none but a replan of the chosen one. */
+static void trials_from(const struct seq *s, int first, const char *what)
+{
+    static const int order[] = {1, 2, 3, 4};
+    check_that(s->trial[first] == 0, "%s: call %d ran trial %lld, not the model's pick", what,
+               first, (long long)s->trial[first]);
+    for (int i = 0; i < 4 && first + 1 + i < CALLS; i++)
+        check_that(s->trial[first + 1 + i] == order[i] && !s->reused[first + 1 + i],
+                   "%s: call %d ran trial %lld (reused %lld), expected trial %d", what,
+                   first + 1 + i, (long long)s->trial[first + 1 + i],
+                   (long long)s->reused[first + 1 + i], order[i]);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const char *dir = argc > 1 ? argv[1] : "/tmp";
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    struct seq s;
+    memset(&s, 0, sizeof s);
+    run(dir, "same", -1, -1, &s);
+    trials_from(&s, 0, "same");
+    int kept = 0;
+    for (int k = 5; k < CALLS; k++)
+        kept += s.reused[k] == 1;
+    check_that(kept >= CALLS - 6, "same: %d of the calls after the trials reused a schedule", kept);
+    memset(&s, 0, sizeof s);
+    run(dir, "skew", p - 1, -1, &s);
+    trials_from(&s, 0, "skew");
+    if (p > 1) { /* at call 2 rank 1 writes less: a new shape, trials again from there */
+        memset(&s, 0, sizeof s);
+        run(dir, "shape", -1, 2, &s);
+        check_that(s.trial[1] == 1 && s.trial[2] == 0, "shape: calls 1, 2 ran trials %lld, %lld",
+                   (long long)s.trial[1], (long long)s.trial[2]);
+        trials_from(&s, 3, "shape"); /* the old shape again at call 3: a new one to it */
+    }
+    /* rank 0 aggregates; its one window a call is one pwrite: the second
+     * fails, inside the first trial */
+    setenv("TACIO_FAULT", "pwrite:0:2", 1);
+    memset(&s, 0, sizeof s);
+    run(dir, "fault", -1, -1, &s);
+    unsetenv("TACIO_FAULT");
+    int failed_everywhere = s.rc[1] != MPI_SUCCESS, all;
+    MPI_Allreduce(&failed_everywhere, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    check_that(all && s.rc[0] == MPI_SUCCESS, "fault: call 1 failed on %s rank",
+               all ? "every" : "not every");
+    trials_from(&s, 2, "fault"); /* after the failure, from the first call again */
+    return finish("test_trials");
+}
