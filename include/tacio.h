@@ -114,6 +114,18 @@ TACIO_API int tacio_file_write_at_all(tacio_file_t fh, MPI_Offset offset, const 
                                       MPI_Count count, MPI_Datatype datatype, MPI_Status *status);
 TACIO_API int tacio_file_read_at_all(tacio_file_t fh, MPI_Offset offset, void *buf, MPI_Count count,
                                      MPI_Datatype datatype, MPI_Status *status);
+/** Collective I/O of a list of the file's byte extents, with no datatype
+ * (what PnetCDF's varn and HDF5's selections hold flattened): piece i is
+ * lengths[i] bytes at byte offsets[i] of the file (not of the view), taken
+ * from (or read into) buf in order, contiguously. The pieces must be sorted
+ * by offset and must not overlap; offsets and lengths must not be negative;
+ * otherwise every rank fails with MPI_ERR_ARG and nothing is written. The
+ * view and the file pointer are left as they are. */
+TACIO_API int tacio_file_write_list_all(tacio_file_t fh, MPI_Count n, const MPI_Offset offsets[],
+                                        const MPI_Offset lengths[], const void *buf,
+                                        MPI_Status *status);
+TACIO_API int tacio_file_read_list_all(tacio_file_t fh, MPI_Count n, const MPI_Offset offsets[],
+                                       const MPI_Offset lengths[], void *buf, MPI_Status *status);
 /** Independent I/O: this rank alone, through the current view, at an
  * explicit offset (in etypes) or at the individual pointer, which then
  * moves past the data. Errors are this rank's; nothing is agreed. */

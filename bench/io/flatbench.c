@@ -7,6 +7,9 @@
  *   tacio_set_view  tacio_file_set_view: tacio decodes and flattens it
  *   tacio_call      the first write_all on that view with a memory type of
  *                   as many pieces (flattened in the call), and its stages
+ *   tacio_list      the same pieces through tacio_file_write_list_all (no
+ *                   datatype; the buffer in the pieces' order), view and
+ *                   call together, against tacio_set_view + tacio_call
  * Cases (blocks of the filetype, 8-byte elements):
  *   strided    N blocks of 8 bytes every 16: one stride throughout
  *   irregular  N blocks of 8-64 bytes, sorted, random gaps
@@ -16,7 +19,8 @@
  *              decomposition's requests)
  * Prints one line a case:
  *   flat case=C blocks=N mpi_set_view_ns=X dup_ns=Y tacio_set_view_ns=Z
- *        tacio_call_ns=W unaccounted_ns=U meta_bytes_per_block=M verified=yes
+ *        tacio_call_ns=W unaccounted_ns=U meta_bytes_per_block=M tacio_list_ns=L
+ *        list_vs_datatype=R verified=yes
  * (nanoseconds per block; unaccounted: the call's time its stats do not
  * place in a stage; meta: what tacio's call held per block of the view
  * and memory type). The file is read back with POSIX and checked.
@@ -130,6 +134,31 @@ static double mpi_set_view(const char *path, MPI_Datatype ft)
     return t;
 }
 
+/* The pieces through the list API, the buffer in the pieces' order: its
+ * seconds; *wrong set when the file is not the closed form. */
+static double list_write(const struct blocks *b, const char *path, int *wrong)
+{
+    MPI_Offset *off = malloc(sizeof(MPI_Offset) * (size_t)b->n);
+    MPI_Offset *len = malloc(sizeof(MPI_Offset) * (size_t)b->n);
+    char *buf = malloc((size_t)b->bytes);
+    int64_t at = 0;
+    for (int64_t i = 0; i < b->n; i++) {
+        off[i] = b->disp[i], len[i] = b->len[i];
+        for (int k = 0; k < b->len[i]; k++)
+            buf[at++] = (char)((b->disp[i] + k) * 7);
+    }
+    tacio_file_t fh;
+    tacio_file_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    double t0 = now();
+    int rc = tacio_file_write_list_all(fh, b->n, off, len, buf, MPI_STATUS_IGNORE);
+    double t = now() - t0;
+    tacio_file_close(&fh);
+    *wrong |= rc || check_file(b, path);
+    unlink(path);
+    free(off), free(len), free(buf);
+    return t;
+}
+
 static void run_case(const char *dir, const char *name, int64_t n)
 {
     struct blocks b;
@@ -160,11 +189,14 @@ static void run_case(const char *dir, const char *name, int64_t n)
     double staged = s.st1_access + s.st2_plan + s.st3_route + s.st4_shuffle + s.st5_io;
     int wrong = rc || check_file(&b, path);
     unlink(path);
+    double list_s = list_write(&b, path, &wrong);
     double per = 1e9 / (double)n;
     printf("flat case=%s blocks=%lld mpi_set_view_ns=%.1f dup_ns=%.1f tacio_set_view_ns=%.1f "
-           "tacio_call_ns=%.1f unaccounted_ns=%.1f meta_bytes_per_block=%.1f verified=%s\n",
+           "tacio_call_ns=%.1f unaccounted_ns=%.1f meta_bytes_per_block=%.1f tacio_list_ns=%.1f "
+           "list_vs_datatype=%.2f verified=%s\n",
            name, (long long)n, mpi * per, dup_s * per, view_s * per, call_s * per,
-           (call_s - staged) * per, (double)s.meta_bytes / (double)n, wrong ? "no" : "yes");
+           (call_s - staged) * per, (double)s.meta_bytes / (double)n, list_s * per,
+           (view_s + call_s) / list_s, wrong ? "no" : "yes");
     fflush(stdout);
     MPI_Type_free(&ft);
     MPI_Type_free(&mt);

@@ -446,6 +446,78 @@ int tacio_file_read_at_all(tacio_file_t f, MPI_Offset off, void *buf, MPI_Count 
     return collective(f, true, off, buf, count, dt, st, false);
 }
 
+/* The list's extents as a flat (a filetype of one tile); *total its bytes.
+ * TACIO_EINVAL with the reason for a list MPI-IO could not take as a view. */
+static int list_flat(MPI_Count n, const MPI_Offset *off, const MPI_Offset *len, struct flat **out,
+                     int64_t *total)
+{
+    struct flat_builder b = {0};
+    int64_t end = 0;
+    *total = 0;
+    if (n < 0 || (n > 0 && (!off || !len)))
+        return tacio_fail(TACIO_EINVAL, "a list of %lld pieces without its arrays", (long long)n);
+    for (MPI_Count i = 0; i < n; i++) {
+        if (off[i] < 0 || len[i] < 0)
+            return tacio_fail(TACIO_EINVAL, "piece %lld: offset %lld, length %lld", (long long)i,
+                              (long long)off[i], (long long)len[i]);
+        if (off[i] < end)
+            return tacio_fail(TACIO_EINVAL,
+                              "piece %lld at %lld overlaps or precedes the one "
+                              "before (ending at %lld): pieces must be sorted and disjoint",
+                              (long long)i, (long long)off[i], (long long)end);
+        end = len[i] ? off[i] + len[i] : end;
+        *total += len[i];
+    }
+    int rc = flat_reserve(&b, n);
+    for (MPI_Count i = 0; !rc && i < n; i++)
+        rc = flat_append(&b, off[i], len[i]);
+    if (!rc && b.f.n == 0) /* nothing: a one-byte tile this rank never touches */
+        rc = flat_append(&b, 0, 1);
+    if (rc) {
+        free(b.f.off), free(b.f.len);
+        return rc;
+    }
+    return flat_finish(&b, 0, end > 0 ? end : 1, out);
+}
+
+/* A list call: the list as the view of one collective at offset 0, the
+ * file's own view and pointer put back after. A bad list fails the call on
+ * every rank, as a view that failed does (the agreement carries it). */
+static int list_call(tacio_file_t f, MPI_Count n, const MPI_Offset *off, const MPI_Offset *len,
+                     void *buf, MPI_Status *st, bool write)
+{
+    if (!f)
+        return MPI_ERR_FILE;
+    struct fview saved = f->view;
+    MPI_Offset fp = f->fp;
+    double t0 = backend_clock();
+    struct flat *ft = NULL;
+    int64_t total = 0;
+    int bad = list_flat(n, off, len, &ft, &total);
+    f->view = (struct fview){0, 1, ft ? ft : saved.ft, saved.err ? saved.err : bad, ""};
+    if (f->view.err)
+        snprintf(f->view.errmsg, sizeof f->view.errmsg, "%s",
+                 saved.err ? saved.errmsg : tacio_last_error());
+    f->view_seconds += backend_clock() - t0;
+    int rc = transfer(coll_run, f, true, 0, buf, f->view.err ? 0 : total, MPI_BYTE, st, write);
+    f->view = saved;
+    f->fp = fp;
+    flat_release(ft);
+    return rc;
+}
+
+int tacio_file_write_list_all(tacio_file_t f, MPI_Count n, const MPI_Offset offsets[],
+                              const MPI_Offset lengths[], const void *buf, MPI_Status *st)
+{
+    return list_call(f, n, offsets, lengths, (void *)buf, st, true);
+}
+
+int tacio_file_read_list_all(tacio_file_t f, MPI_Count n, const MPI_Offset offsets[],
+                             const MPI_Offset lengths[], void *buf, MPI_Status *st)
+{
+    return list_call(f, n, offsets, lengths, buf, st, false);
+}
+
 static int solo(tacio_file_t f, bool at, MPI_Offset off, void *buf, MPI_Count count,
                 MPI_Datatype dt, MPI_Status *st, bool write)
 {
