@@ -95,12 +95,14 @@ class MPI:
     def shim(self):
         return os.path.join(self.build, "lib", "libtacio_mpiio.so")
 
-    def command(self, np, program, export=None, io=None):
+    def command(self, np, program, export=None, io=None, unset=()):
         """(argv, environment) running program on np ranks; export: the
         variables every rank gets (set here and forwarded); io: Open MPI's
-        MPI-IO component."""
+        MPI-IO component; unset: variables of this process the run must
+        not see."""
         export = dict(export or {})
-        env = dict(os.environ, **self.env, **export)
+        env = {k: v for k, v in os.environ.items() if k not in unset}
+        env.update(self.env, **export)
         cmd = [self.launcher, "-n", str(np)]
         if self.family == "openmpi":
             cmd += ["--mca", "io", io] if io else []

@@ -9,7 +9,34 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void trials_start(struct call *c);
+/* ---- auto's trials ---- */
+
+/* A call that does not repeat the file's kept shape: auto's trials start
+ * over (off unless the strategy is auto and tacio_auto_trials is set). */
+static void trials_start(struct call *c)
+{
+    const struct tacio_file *f = c->f;
+    bool on = !strcmp(f->hints.core.strategy, "auto");
+    trials_reset(&c->f->trials[c->is_write], on ? f->hints.auto_trials : 0);
+}
+
+/* A successful call's outcome, for the trials. */
+static void trials_after(const struct call *c)
+{
+    const struct tacio_plan *plan = c->s ? c->s->plan : NULL;
+    const char *label = plan                        ? plan->detail
+                        : c->s && c->s->independent ? "independent I/O"
+                                                    : "no plan";
+    struct trial_outcome o = {c->planning.trial,
+                              c->reused,
+                              (double)c->use.call_us * 1e-6,
+                              plan ? plan->m.model_seconds : 0,
+                              label,
+                              c->f->rank,
+                              c->f->path,
+                              c->is_write ? "write" : "read"};
+    trials_record(&c->f->trials[c->is_write], &o);
+}
 
 /* ---- the kept schedule ---- */
 
@@ -71,35 +98,6 @@ static int run_kept(struct call *c, int local, bool *handled)
     }
     sched_shift(s, delta);
     return rounds_run(c, 0);
-}
-
-/* ---- auto's trials ---- */
-
-/* A call that does not repeat the file's kept shape: auto's trials start
- * over (off unless the strategy is auto and tacio_auto_trials is set). */
-static void trials_start(struct call *c)
-{
-    const struct tacio_file *f = c->f;
-    bool on = !strcmp(f->hints.core.strategy, "auto");
-    trials_reset(&c->f->trials[c->is_write], on ? f->hints.auto_trials : 0);
-}
-
-/* A successful call's outcome, for the trials. */
-static void trials_after(const struct call *c)
-{
-    const struct tacio_plan *plan = c->s ? c->s->plan : NULL;
-    const char *label = plan                        ? plan->detail
-                        : c->s && c->s->independent ? "independent I/O"
-                                                    : "no plan";
-    struct trial_outcome o = {c->planning.trial,
-                              c->reused,
-                              (double)c->use.call_us * 1e-6,
-                              plan ? plan->m.model_seconds : 0,
-                              label,
-                              c->f->rank,
-                              c->f->path,
-                              c->is_write ? "write" : "read"};
-    trials_record(&c->f->trials[c->is_write], &o);
 }
 
 /* ---- a new schedule ---- */
@@ -236,11 +234,11 @@ int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t c
     meta_add(&c, 24 * (c.a.v.ft->n + (c.a.mt ? c.a.mt->n : 0)));
     /* On a kept schedule the access is timed with the stage that follows:
      * in a 2 us call, reading the clock costs as much as the access. */
-    if (!f->cache[is_write])
+    if (!f->cache[is_write]) {
         stage_add(&c, ST_ACCESS, c.t0);
+        trials_start(&c); /* no kept shape to repeat */
+    }
     bool handled = false;
-    if (!f->cache[is_write])
-        trials_start(&c);
     int rc = f->cache[is_write] ? run_kept(&c, local, &handled) : 0;
     if (!handled)
         rc = run_new(&c, local);

@@ -14,10 +14,8 @@
 
 void trials_reset(struct trials *t, int64_t auto_trials)
 {
-    int restarts = t->restarts;
     memset(t, 0, sizeof *t);
     t->chosen = -1;
-    t->restarts = restarts;
     if (auto_trials <= 0)
         return;
     int most = auto_trials < AUTO_TRIALS_MAX ? (int)auto_trials : AUTO_TRIALS_MAX;
@@ -74,9 +72,9 @@ void trials_record(struct trials *t, const struct trial_outcome *o)
             return;
         t->slow = o->slowest > DRIFT_FACTOR * t->settled_secs ? t->slow + 1 : 0;
         if (t->slow >= DRIFT_CALLS && t->restarts < TRIALS_RESTARTS) {
-            t->restarts++;
-            trials_reset(t, t->n - 1); /* order[] held the default and n - 1 others */
-            t->ran = 0;
+            int restarts = t->restarts + 1; /* counted per shape: a new one resets it */
+            trials_reset(t, t->n - 1);      /* order[] held the default and n - 1 others */
+            t->restarts = restarts;
         }
         return;
     }
