@@ -67,7 +67,9 @@ typedef struct tacio_file *tacio_file_t;
     X(double, unaccounted, "unaccounted", TACIO_STAT_RANK) /* total minus st1..st5 */              \
     X(int64_t, call_us, "call_us", TACIO_STAT_MAX) /* the slowest rank's call, microseconds */     \
     X(int64_t, trial, "trial", TACIO_STAT_PLAN) /* auto's trial: 1 the default, k >= 2 its k-1th   \
-                                                 */
+                                                 */                                                \
+    X(int64_t, learned, "learned", TACIO_STAT_PLAN) /* 1: auto ran its wisdom file's choice */     \
+    X(int64_t, predicted_us, "predicted_us", TACIO_STAT_PLAN) /* the model's time for the plan */
 
 enum tacio_stat_scope { TACIO_STAT_RANK, TACIO_STAT_PLAN, TACIO_STAT_MAX };
 

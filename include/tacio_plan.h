@@ -64,7 +64,7 @@ TACIO_API int tacio_error_get_string(int code, char *out, int *len);
 
 /** The API's version: TACIO_API_VERSION at build time, tacio_api_get_version()
  * at run time, (major << 16) | (minor << 8) | patch. */
-#define TACIO_API_VERSION 0x000400
+#define TACIO_API_VERSION 0x000500
 TACIO_API unsigned tacio_api_get_version(void);
 
 /* Opaque handles, each usable as a typedef or as the struct pointer. */
@@ -251,6 +251,16 @@ TACIO_API int64_t tacio_plan_get_order(const struct tacio_plan *plan, int fd, co
  * range; -1 when the plan is too large to keep C (see tacio_plan_get_order). */
 TACIO_API int64_t tacio_plan_get_hop_bytes(const struct tacio_plan *plan,
                                            const struct tacio_topo *topo, int rank, int fd);
+
+/** Wisdom files: the choices auto's trials settled on, remembered across
+ * runs (tacio_wisdom, TACIO_WISDOM; docs/usage.md, "Wisdom").
+ * tacio_wisdom_print writes the file's entries to @p out, one a line
+ * numbered from 0 (@p index -1), or entry @p index field by field.
+ * tacio_wisdom_forget removes entry @p index, or every entry (-1: also the
+ * way to reset a file that no longer parses), under the file's lock, as
+ * jobs update it. Both return 0 or a TACIO_E* code. */
+TACIO_API int tacio_wisdom_print(const char *path, int index, FILE *out);
+TACIO_API int tacio_wisdom_forget(const char *path, int index);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,33 @@ sanitizer_runtime() {
     ldd "$1" 2>/dev/null | awk '/lib(a|ub)san/ {print $3}' | paste -sd:
 }
 
+# strategy_env STRATEGY DIR [HINTS]: exports TACIO_HINTS (the strategy,
+# two ranks a virtual node, HINTS) and TACIO_WISDOM. The strategy
+# auto+wisdom is auto with one trial and the wisdom file DIR/wisdom.txt
+# (the caller removes it): shapes that do not repeat within a run are timed
+# with the model's pick in a first run and the default in a second, and a
+# third starts at the faster.
+strategy_env() {
+    local s=$1 extra=${3:+,$3}
+    export TACIO_WISDOM=
+    if [ "$s" = auto+wisdom ]; then
+        s=auto extra=",tacio_auto_trials=1$extra"
+        export TACIO_WISDOM=$2/wisdom.txt
+    fi
+    export TACIO_HINTS="tacio_strategy=$s,tacio_ranks_per_node=2$extra"
+}
+
+# learned_calls STATS: the calls of a TACIO_STATS file auto planned from its
+# wisdom file.
+learned_calls() {
+    grep -c '"learned":1' "$1" 2>/dev/null || true
+}
+# planned_calls STATS: its calls that were planned (not served by a kept
+# schedule), which are those a wisdom file's choice can serve.
+planned_calls() {
+    grep -c '"reused":0' "$1" 2>/dev/null || true
+}
+
 # preload_env KIND PRELOAD VAR...: sets the array env. Open MPI's launcher
 # forwards only the variables named with -x; MPICH's forwards them all.
 preload_env() {

@@ -17,4 +17,7 @@ int cmd_platform(int argc, char **argv);
 /* tacio report INPUT... --out DIR (tools/report.c runs tools/report.py). */
 int cmd_report(int argc, char **argv);
 
+/* tacio wisdom list|show|forget (tools/wisdom.c). */
+int cmd_wisdom(int argc, char **argv);
+
 #endif

@@ -47,6 +47,7 @@ class Inputs:
 
     def __init__(self):
         self.runs, self.plans, self.skipped = [], [], 0
+        self.trials = []  # auto's trial calls: the model's time and the measured one
         self.experiments = []  # bench/smpi runs of an experiment of their own (--memory)
 
     def read(self, path):
@@ -101,6 +102,10 @@ class Inputs:
             if k in s:
                 run[k] = int(s[k])
         self.runs.append(run)
+        if int(s.get("trial", 0)) > 0 and int(s.get("predicted_us", 0)) > 0:
+            self.trials.append(dict(trial=int(s["trial"]), op=s["op"], procs=run["procs"],
+                                    predicted=int(s["predicted_us"]) * 1e-6,
+                                    measured=int(s["call_us"]) * 1e-6))
 
     def add_bench(self, b):
         """One bench/smpi run: a write and a read of the same job."""
@@ -458,8 +463,39 @@ def chart_link_load(plt, inputs, out, written):
         save(fig, out, f"link_load-{n}-{p['strategy']}", written)
 
 
+def chart_auto_model(plt, inputs, out, written):
+    """auto's cost model against what its trials measured (TACIO_STATS of
+    calls with trial >= 1 and a plan): a point a trial, on log axes, with
+    the line where the model would be right; above it, the model was
+    optimistic. Each point is a short vertical tick at (predicted,
+    measured), so its numbers ride in its SVG id."""
+    if not inputs.trials:
+        return
+    fig, ax = plt.subplots(figsize=(6, 5))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    xs = [t["predicted"] for t in inputs.trials]
+    ys = [t["measured"] for t in inputs.trials]
+    lo, hi = min(xs + ys) / 2, max(xs + ys) * 2
+    ax.plot([lo, hi], [lo, hi], color="0.6", lw=1, ls="--", label="model = measured")
+    for op, color in (("write", "tab:blue"), ("read", "tab:orange")):
+        for t in (t for t in inputs.trials if t["op"].startswith(op)):
+            line, = ax.plot([t["predicted"]] * 2, [t["measured"] / 1.03, t["measured"] * 1.03],
+                            color=color, lw=3)
+            tag(line, "auto_model", t["op"], t["trial"], f"{t['predicted']:.6g}",
+                f"{t['measured']:.6g}")
+        ax.plot([], [], color=color, lw=3, label=op)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("predicted by auto's model (s)")
+    ax.set_ylabel("measured, slowest rank (s)")
+    ax.set_title("auto's trials: the model against the machine")
+    ax.legend()
+    save(fig, out, "auto_model", written)
+
+
 CHARTS = [chart_hop_bytes, chart_shuffle, chart_stages, chart_bandwidth, chart_aggs_per_host,
-          chart_memory, chart_memory_budget, chart_ordered, chart_link_load]
+          chart_memory, chart_memory_budget, chart_ordered, chart_link_load, chart_auto_model]
 
 
 def main():

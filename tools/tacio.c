@@ -29,6 +29,8 @@ static const char usage[] =
     "                      results; needs python3 and matplotlib)\n"
     "       tacio list     strategies|patterns|topologies [--summary]   (the registries:\n"
     "                      one name or form a line; --summary adds a tab and its meaning)\n"
+    "       tacio wisdom   list [FILE] | show N [FILE] | forget N|all [FILE]   (auto's\n"
+    "                      learned choices; FILE: TACIO_WISDOM when not given)\n"
     "placement:  block | cyclic | scatter:seed=S\n"
     "memory:     BYTES | normal:mean=M,sd=S,seed=K | file:PATH   (free memory per host)\n";
 
@@ -413,6 +415,8 @@ int main(int argc, char **argv)
         return cmd_report(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "list"))
         return cmd_list(argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "wisdom"))
+        return cmd_wisdom(argc - 2, argv + 2);
     struct options o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc)

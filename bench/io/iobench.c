@@ -23,6 +23,7 @@
  *   faults_per_call=F (minor page faults of the slowest rank per timed call)
  *   runs=R (the most runs of the file one rank's access forms: 1 where each
  *   rank's access is one run, which every library moves with one call)
+ *   first=F (the warm-up call's seconds: bench/io/repeat counts every call)
  * usage: iobench FILE PATTERN quick|full|SIZE REPS [BUDGET]
  * BUDGET (seconds, default none): stop after the first timed repetition that
  * brings the timed calls past it, so that a configuration taking tens of
@@ -214,14 +215,15 @@ static int count_run(int64_t off, int64_t len, void *ctx)
     return 0;
 }
 
+/* t[0] is the warm-up's time, t[1..reps] the timed calls'. */
 static void print_times(const struct pattern *p, const char *op, int64_t bytes, const double *t,
                         int reps, int64_t wrong, long rss, double fpc, int64_t runs)
 {
     printf("pattern=%s op=%s np=%d bytes=%lld times=", p->name, op, p->np, (long long)bytes);
-    for (int i = 0; i < reps; i++)
-        printf("%s%.6f", i ? "," : "", t[i]);
-    printf(" wrong=%lld maxrss_kib=%ld faults_per_call=%.1f runs=%lld\n", (long long)wrong, rss,
-           fpc, (long long)runs);
+    for (int i = 1; i <= reps; i++)
+        printf("%s%.6f", i > 1 ? "," : "", t[i]);
+    printf(" wrong=%lld maxrss_kib=%ld faults_per_call=%.1f runs=%lld first=%.6f\n",
+           (long long)wrong, rss, fpc, (long long)runs, t[0]);
 }
 
 int main(int argc, char **argv)
@@ -284,8 +286,8 @@ int main(int argc, char **argv)
     pieces_of(&p, count_run, &mine);
     MPI_Reduce(&mine.n, &runs, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
     if (!p.rank) {
-        print_times(&p, "write", total, tw + 1, reps, wf, maxrss, fpc, runs);
-        print_times(&p, "read", total, tr + 1, reps, wr, maxrss, fpc, runs);
+        print_times(&p, "write", total, tw, reps, wf, maxrss, fpc, runs);
+        print_times(&p, "read", total, tr, reps, wr, maxrss, fpc, runs);
     }
     if (!p.rank)
         unlink(argv[1]);

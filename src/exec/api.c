@@ -140,7 +140,7 @@ static void print_hints(const struct tacio_file *f)
     if (f->rank != 0 || !env || !*env || !strcmp(env, "0"))
         return;
     const struct tacio_hints *h = &f->hints.core;
-    struct plan_ctx ctx = {NULL, f->topo, h, 0, 0, NULL, NULL, 1, false, 0};
+    struct plan_ctx ctx = {.topo = f->topo, .h = h, .threads = 1};
     int *list, offered = ranklist_count(&ctx, 0), naggs = romio_ranklist(&ctx, &list);
     char all[4096];
     hints_text(&f->hints, all, sizeof all);
@@ -214,6 +214,8 @@ int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, t
         return api_result(rc);
     }
     print_hints(f);
+    if (f->rank == 0) /* the planner's rank */
+        learned_open(&f->learned, f->hints.wisdom, f->topo, f->fd);
     *fh = f;
     return MPI_SUCCESS;
 }
@@ -230,6 +232,7 @@ int tacio_file_close(tacio_file_t *fh)
     int rc = agree(f->comm, local);
     if (!rc && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0)
         unlink(f->path);
+    learned_close(&f->learned); /* rank 0's, while the other ranks wait */
     MPI_Barrier(f->comm);
     ofile_free(f);
     *fh = NULL;

@@ -110,6 +110,7 @@ static void plan_stats(const struct sched *s, struct tacio_stats *st)
     st->rounds = s->rounds;
     st->steps = s->nsteps;
     st->pipelined = s->pipelined;
+    st->predicted_us = (int64_t)(s->plan->m.model_seconds * 1e6 + 0.5);
 }
 
 static void stats_json(const struct tacio_stats *s, int nprocs, FILE *out)
@@ -149,6 +150,7 @@ void stats_record(struct call *c)
         plan_stats(c->s, s);
     s->reused = c->reused;
     s->trial = c->planning.trial;
+    s->learned = c->planning.learned;
     peaks_to_stats(c, s);
     const char *path = c->f->stats_path;
     FILE *out = path && c->f->rank == 0 ? fopen(path, "a") : NULL;

@@ -13,6 +13,9 @@ enum stage { ST_ACCESS, ST_PLAN, ST_ROUTE, ST_SHUFFLE, ST_IO, NSTAGES };
 
 struct nodeagg;
 
+/* Collective buffering or independent I/O, where the hints leave it to tacio. */
+enum call_path { PATH_RULE, PATH_COLLECTIVE, PATH_INDEPENDENT };
+
 /* Planning (st2, cplan*.c): its outcome, which the stages after it read. */
 struct call_planning {
     int rc;               /* this rank's first failure while planning, not yet agreed */
@@ -20,7 +23,15 @@ struct call_planning {
     bool aggregate_nodes; /* rank 0: auto's plan aggregates each node's data first */
     bool on_nodes;        /* the call plans again, on the nodes' aggregated accesses */
     int trial;            /* auto's trial this call runs (plan_ctx.trial; 0: none) */
-    struct crow row;      /* this rank's row of C for the partition asked last */
+    bool learned;         /* auto ran a choice its wisdom file remembered (every rank) */
+    bool last_candidate;  /* auto's ranking has no candidate after this trial's (every rank) */
+    /* rank 0: the path auto's trial or wisdom takes where the hints leave
+     * it automatic (PATH_RULE: the hints' rule decides) */
+    enum call_path path;
+    bool keyed; /* rank 0: key is the call's wisdom key (wisdom is on) */
+    struct wisdom_key key;
+    char choice[48]; /* rank 0: auto's choice (tacio_plan.choice) before any node aggregation */
+    struct crow row; /* this rank's row of C for the partition asked last */
 };
 
 /* This rank's own I/O (independent: indep.c). */

@@ -17,25 +17,43 @@ static void trials_start(struct call *c)
 {
     const struct tacio_file *f = c->f;
     bool on = !strcmp(f->hints.core.strategy, "auto");
-    trials_reset(&c->f->trials[c->is_write], on ? f->hints.auto_trials : 0);
+    /* reads may also try independent I/O where the hints leave the path
+     * automatic (writes of the small interleaved pieces the rule buffers
+     * would go piece by piece: never a candidate worth a call) */
+    bool independent = !c->is_write && f->hints.cb_read == OPT_AUTOMATIC;
+    trials_reset(&c->f->trials[c->is_write], on ? f->hints.auto_trials : 0, independent);
 }
 
-/* A successful call's outcome, for the trials. */
-static void trials_after(const struct call *c)
+/* A successful call's outcome, for the trials; on rank 0, a settled choice
+ * for the wisdom file. */
+static void trials_after(struct call *c)
 {
     const struct tacio_plan *plan = c->s ? c->s->plan : NULL;
     const char *label = plan                        ? plan->detail
                         : c->s && c->s->independent ? "independent I/O"
                                                     : "no plan";
-    struct trial_outcome o = {c->planning.trial,
-                              c->reused,
-                              (double)c->use.call_us * 1e-6,
-                              plan ? plan->m.model_seconds : 0,
-                              label,
-                              c->f->rank,
-                              c->f->path,
-                              c->is_write ? "write" : "read"};
-    trials_record(&c->f->trials[c->is_write], &o);
+    struct trial_outcome o = {.trial = c->planning.trial,
+                              .reused = c->reused,
+                              .slowest = (double)c->use.call_us * 1e-6,
+                              .predicted = plan ? plan->m.model_seconds : 0,
+                              .label = label,
+                              .choice = c->planning.choice,
+                              .learned = c->planning.learned,
+                              .independent = c->s && c->s->independent,
+                              .last_candidate = c->planning.last_candidate,
+                              .rank = c->f->rank,
+                              .path = c->f->path,
+                              .op = c->is_write ? "write" : "read"};
+    struct trials *t = &c->f->trials[c->is_write];
+    bool settled = trials_record(t, &o);
+    struct learned *l = &c->f->learned;
+    if (!c->planning.keyed)
+        return;
+    if (settled)
+        learned_settled(l, &c->planning.key, t->n, t->choice, t->secs);
+    else if (!c->reused && !o.trial && !o.learned) /* a shape's first call */
+        learned_first_call(l, &c->planning.key, o.choice, o.slowest,
+                           (int)c->f->hints.auto_trials + 1);
 }
 
 /* ---- the kept schedule ---- */
@@ -59,15 +77,18 @@ static bool kept_fits(const int64_t *v, int64_t *delta)
  * is run before the agreement by every rank whose own shape fits: its I/O
  * is right whatever the others decide, so a steady loop of such calls
  * costs one collective each, the agreement, which also carries errors. A
- * rank whose I/O ran takes part in the path that follows with nothing. */
+ * rank whose I/O ran takes part in the path that follows with nothing.
+ * Not while auto tries a candidate on the shape (every rank knows alike):
+ * the call takes the new-schedule path with it. */
 static int run_kept(struct call *c, int local, bool *handled)
 {
     struct sched *s = c->f->cache[c->is_write];
+    int trial = trials_next(&c->f->trials[c->is_write]);
     bool fits = !local && sched_same_shape(s, c->a.v.ft, c->a.n, c->a.phase, c->f->digest);
     int64_t shift = c->a.n ? c->a.base - s->base : 0;
     fits = fits && shift % s->align == 0;
     c->s = s;
-    if (fits && s->independent) {
+    if (fits && s->independent && trial < 0) {
         local = indep_run(c);
         c->io.early = c->a.n;
     }
@@ -79,8 +100,8 @@ static int run_kept(struct call *c, int local, bool *handled)
     int64_t delta;
     fits = !rc && kept_fits(v, &delta);
     *handled = rc || fits;
-    if (fits && !s->independent && trials_next(&c->f->trials[c->is_write]) >= 0) {
-        c->planning.trial = trials_next(&c->f->trials[c->is_write]); /* planned anew */
+    if (fits && trial >= 0) {
+        c->planning.trial = trial; /* planned anew */
         *handled = false;
     } else if (!fits)
         trials_start(c);

@@ -1,16 +1,84 @@
 #include "cplan.h"
 #include "cplan_wire.h"
 
+#include "learned.h"
 #include "nodeagg.h"
 
 #include <string.h>
 
+/* What a wisdom file remembers for a call (rank 0): a settled choice, or
+ * (untried) the choices earlier runs timed, comma-separated in tried. */
+struct recall {
+    const char *learned;
+    bool untried;
+    char tried[WISDOM_TRIED * (WISDOM_CHOICE + 1)];
+};
+
+/* Rank 0, auto with a wisdom file: the call's key (kept for the trials),
+ * and what the file remembers for it, in r. The key's hints leave out
+ * those that name or bound the learning. */
+static void remembered(struct call *c, const int64_t *all, int words, struct recall *r)
+{
+    const struct tacio_file *f = c->f;
+    c->planning.keyed = f->learned.path && !strcmp(f->hints.core.strategy, "auto");
+    if (!c->planning.keyed || c->planning.on_nodes)
+        return;
+    struct exec_hints h = f->hints;
+    h.wisdom[0] = '\0';
+    h.auto_trials = 0;
+    learned_key(&f->learned, c->is_write, summary_signature(all, words, f->nprocs),
+                hints_digest(&h), &c->planning.key);
+    const struct wisdom_entry *e = learned_find(&f->learned, &c->planning.key);
+    if (!e)
+        return;
+    r->untried = e->left > 0;
+    r->learned = r->untried ? r->tried : e->choice;
+    size_t n = 0;
+    for (int i = 0; r->untried && i < e->ntried; i++)
+        n += (size_t)snprintf(r->tried + n, sizeof r->tried - n, "%s%s", i ? "," : "", e->tried[i]);
+}
+
+/* The path auto's trial or remembered choice takes (call_planning.path):
+ * the model's candidates are collective plans, the independent trial and
+ * choice independent I/O, the default and the model's first call follow
+ * the hints' rule. Only for auto, and where the hints leave it automatic. */
+static enum call_path path_of(const struct call *c, const struct recall *r)
+{
+    int mode = c->is_write ? c->f->hints.cb_write : c->f->hints.cb_read, t = c->planning.trial;
+    if (mode != OPT_AUTOMATIC || strcmp(c->f->hints.core.strategy, "auto") || c->planning.on_nodes)
+        return PATH_RULE;
+    if (t == AUTO_TRIAL_INDEPENDENT)
+        return PATH_INDEPENDENT;
+    if (t >= 2)
+        return PATH_COLLECTIVE;
+    if (t == 1 || !r->learned)
+        return PATH_RULE;
+    if (r->untried) /* the default first (its rule), then the model's candidates */
+        return strstr(r->tried, "default") ? PATH_COLLECTIVE : PATH_RULE;
+    return !strcmp(r->learned, "independent") ? PATH_INDEPENDENT
+           : !strcmp(r->learned, "default")   ? PATH_RULE
+                                              : PATH_COLLECTIVE;
+}
+
+/* An independent call's choice, as the trials and the wisdom file name it. */
+static void independent_choice(struct call *c, const struct recall *r)
+{
+    const char *choice = c->planning.path == PATH_INDEPENDENT ? "independent" : "default";
+    snprintf(c->planning.choice, sizeof c->planning.choice, "%s", choice);
+    c->planning.learned = r->learned && !r->untried && !strcmp(choice, r->learned);
+}
+
 static int plan_on_root(struct call *c, int64_t *all, int words)
 {
     struct tacio_file *f = c->f;
+    struct recall r = {0};
     int rc = c->planning.rc ? c->planning.rc : check_summaries(c, all, words);
+    remembered(c, all, words, &r);
+    c->planning.path = path_of(c, &r);
     if (!rc)
         rc = decide_independent(c, all, words);
+    if (!rc && c->s->independent)
+        independent_choice(c, &r);
     if (rc || c->s->independent)
         return note_failure(c, rc);
     struct tacio_pattern *pat = NULL;
@@ -21,13 +89,26 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
     /* a trial's candidate; planned again on the nodes' accesses, the
      * model's pick there */
     int trial = c->planning.on_nodes ? 0 : c->planning.trial;
-    struct plan_ctx ctx = {pat, f->topo, &f->hints.core,      0,    0, rows_from_ranks,
-                           c,   1,       may_aggregate_nodes, trial};
+    struct plan_ctx ctx = {.pat = pat,
+                           .topo = f->topo,
+                           .h = &f->hints.core,
+                           .cmatrix_of = rows_from_ranks,
+                           .cmatrix_arg = c,
+                           .threads = 1,
+                           .may_aggregate_nodes = may_aggregate_nodes,
+                           .trial = trial};
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);
+    ctx.learned = r.learned;
+    ctx.untried = r.untried;
     if (!rc && ctx.lo < ctx.hi)
         rc = plan_run(&ctx, strategy_find(f->hints.core.strategy), &c->s->plan);
     struct tacio_plan *plan = c->s->plan;
+    if (!rc && plan && !c->planning.on_nodes) {
+        memcpy(c->planning.choice, plan->choice, sizeof c->planning.choice);
+        c->planning.learned = ctx.learned && !ctx.untried && !strcmp(plan->choice, ctx.learned);
+        c->planning.last_candidate = plan->last_candidate;
+    }
     if (!rc && plan && plan->node_aggregated) { /* planned again once the hosts gathered */
         tacio_plan_free(plan);
         plan = c->s->plan = NULL;
@@ -93,6 +174,8 @@ static int send_outcome(struct call *c, int rc)
     struct sched *s = c->s;
     memset(&o, 0, sizeof o); /* padding travels too */
     o.cmd = outcome_cmd(c, rc);
+    o.learned = c->planning.learned;
+    o.last_candidate = c->planning.last_candidate;
     if (o.cmd == CMD_INDEPENDENT)
         o.n = s->indep_bytes, o.striped = s->sieve;
     if (o.cmd == CMD_DONE) {
@@ -112,6 +195,8 @@ static int send_outcome(struct call *c, int rc)
 static int take_outcome(struct call *c, struct order *o)
 {
     struct sched *s = c->s;
+    c->planning.learned |= o->learned != 0; /* not undone by the nodes' second plan */
+    c->planning.last_candidate |= o->last_candidate != 0;
     if (o->cmd == CMD_INDEPENDENT)
         s->indep_bytes = o->n, s->sieve = o->striped;
     if (o->cmd != CMD_DONE)

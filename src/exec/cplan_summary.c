@@ -166,7 +166,8 @@ static bool read_sieve_pays(int64_t *all, int words, int p)
  * writes back); a write only when no one else's access lies inside. */
 int decide_independent(struct call *c, int64_t *all, int words)
 {
-    int mode = cb_mode(c);
+    static const int forced[] = {[PATH_COLLECTIVE] = OPT_ENABLE, [PATH_INDEPENDENT] = OPT_DISABLE};
+    int mode = c->planning.path == PATH_RULE ? cb_mode(c) : forced[c->planning.path];
     bool small = false, mixed = true;
     for (int r = 0; r < c->f->nprocs; r++)
         small |= (summary_of(all, words, r)[0] & SUM_SMALL) != 0;
@@ -256,7 +257,7 @@ int ask_distribution(struct call *c, struct tacio_pattern **pat)
     const struct tacio_strategy *st = strategy_find(c->f->hints.core.strategy);
     if (!st || !st->wants_distribution)
         return 0;
-    struct plan_ctx ctx = {*pat, c->f->topo, &c->f->hints.core, 0, 0, NULL, NULL, 1, false, 0};
+    struct plan_ctx ctx = {.pat = *pat, .topo = c->f->topo, .h = &c->f->hints.core, .threads = 1};
     pattern_range(*pat, &ctx.lo, &ctx.hi);
     bool want = false;
     int64_t gather = 8 * (int64_t)SUMMARY_WORDS * c->f->nprocs;
@@ -274,4 +275,33 @@ int ask_distribution(struct call *c, struct tacio_pattern **pat)
     rc = summary_pattern(c, quantiles, SUMMARY_WORDS, pat);
     free(quantiles);
     return rc;
+}
+
+/* ---- the shape's signature ---- */
+
+static uint64_t mix(uint64_t h, int64_t v)
+{
+    for (int i = 0; i < 8; i++, v >>= 8) /* FNV-1a, a byte at a time */
+        h = (h ^ (uint64_t)(v & 0xff)) * 1099511628211ull;
+    return h;
+}
+
+uint64_t summary_signature(const int64_t *all, int words, int p)
+{
+    int64_t lo = INT64_MAX;
+    for (int r = 0; r < p; r++) {
+        int64_t *rec = summary_of((int64_t *)all, words, r);
+        for (int64_t q = 0; q < rec[2] && SUMMARY_HEAD + 3 * q < words; q++)
+            lo = min64(lo, summary_run(rec, q)[0]);
+    }
+    uint64_t h = 1469598103934665603ull;
+    for (int r = 0; r < p; r++) {
+        int64_t *rec = summary_of((int64_t *)all, words, r);
+        h = mix(mix(mix(h, rec[0]), rec[2]), rec[3]); /* flags, runs, pieces */
+        for (int64_t q = 0; q < rec[2] && SUMMARY_HEAD + 3 * q < words; q++) {
+            const int64_t *run = summary_run(rec, q);
+            h = mix(mix(mix(h, run[0] - lo), run[1]), run[2]);
+        }
+    }
+    return h;
 }

@@ -32,6 +32,8 @@ struct plan_head {
 #define PLAN_WORDS 7
 struct order {
     int64_t cmd, n, striped, unit;
+    int64_t learned;        /* auto ran a remembered choice (call_planning.learned) */
+    int64_t last_candidate; /* call_planning.last_candidate */
     struct plan_head head;
     int64_t w[PLAN_WORDS * CHUNK_FDS];
 };
@@ -68,5 +70,10 @@ int check_summaries(struct call *c, int64_t *all, int words);
 int decide_independent(struct call *c, int64_t *all, int words);
 int summary_pattern(const struct call *c, int64_t *all, int words, struct tacio_pattern **out);
 int ask_distribution(struct call *c, struct tacio_pattern **pat);
+/* The access shape's signature in the gathered summaries (wisdom's key):
+ * every rank's flags, runs and pieces, not its hints digest; the runs'
+ * offsets from the lowest of any rank, so that a time step's shape at a
+ * later offset of the file signs alike. */
+uint64_t summary_signature(const int64_t *all, int words, int p);
 
 #endif

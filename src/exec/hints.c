@@ -44,6 +44,10 @@ static const struct opt_def defs[] = {
     SIZE("tacio_auto_trials", auto_trials, 0, "3",
          "auto: on calls that repeat a shape, time the default (romio) and this many of the "
          "model's candidates, one call each, then keep the fastest; 0: the model's pick only"),
+    {"tacio_wisdom", OPT_TEXT, FIELD(wisdom), 0, NULL, NULL, NULL,
+     "auto: a file of learned choices, read at open and updated at close, so that a later "
+     "run starts at what the trials chose (docs/usage.md, wisdom); unset: TACIO_WISDOM, "
+     "else none"},
 };
 static const struct opt_table table = {defs, sizeof defs / sizeof *defs, NULL};
 
@@ -146,7 +150,11 @@ static int defaults(struct exec_hints *h)
 {
     memset(h, 0, sizeof *h);
     int rc = hints_defaults(&h->core);
-    return rc ? rc : opts_defaults(&table, h);
+    rc = rc ? rc : opts_defaults(&table, h);
+    const char *wisdom = getenv("TACIO_WISDOM"); /* the hint's default */
+    if (!rc && wisdom && *wisdom)
+        rc = set_one(h, "tacio_wisdom", wisdom);
+    return rc;
 }
 
 int hints_from(const struct exec_hints *base, MPI_Info info, struct exec_hints *out)

@@ -33,6 +33,7 @@ struct exec_hints {
     char topology[256];     /* "": one switch */
     int64_t mem_per_node;   /* 0: no cap */
     int64_t auto_trials;    /* auto: the model's candidates timed on repeated calls */
+    char wisdom[512];       /* auto: the file of learned choices (learned.h); "": none */
 };
 
 /* Lowest to highest precedence: the defaults, the hints files (ROMIO_HINTS,

@@ -74,5 +74,6 @@ void ofile_free(struct tacio_file *f)
     }
     free(f->path);
     free(f->stats_path);
+    learned_free(&f->learned);
     free(f);
 }

@@ -10,6 +10,7 @@
 
 #include "arena.h"
 #include "hints.h"
+#include "learned.h"
 #include "sched.h"
 #include "trials.h"
 
@@ -60,6 +61,7 @@ struct tacio_file {
     char *stats_path;        /* TACIO_STATS at open: rank 0 appends a line per call */
     struct sched *cache[2];  /* [is_write] */
     struct trials trials[2]; /* [is_write]: auto's, on calls that repeat a shape */
+    struct learned learned;  /* auto's wisdom file (rank 0) */
 };
 
 /* Installs a view (holding the filetype's flattening, so the caller may

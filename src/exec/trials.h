@@ -4,33 +4,42 @@
  * rank steps the same state from values the ranks agreed on (the kept
  * schedule's fit, the call's success, the slowest rank's time, which the
  * call's last agreement carries), so every rank runs the same candidate on
- * the same call. A shape that changes, or a call that fails, starts over. */
+ * the same call. A shape that changes, or a call that fails, starts over.
+ * A shape whose choice a wisdom file remembered (learned.h) is settled on
+ * its first call, without trials. */
 #ifndef TACIO_EXEC_TRIALS_H
 #define TACIO_EXEC_TRIALS_H
 
+#include "../base/wisdom.h"
 #include "../plan/plan.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct trials {
-    int n;                                 /* candidates, in order[] (0: trials off) */
-    int ran;                               /* timed so far */
-    int order[AUTO_TRIALS_MAX + 2];        /* plan_ctx.trial of each candidate */
-    double secs[AUTO_TRIALS_MAX + 2];      /* by candidate: the slowest rank's time */
-    double predicted[AUTO_TRIALS_MAX + 2]; /* the model's seconds for its plan */
-    char label[AUTO_TRIALS_MAX + 2][160];  /* the plan's detail */
-    int chosen;                            /* the settled candidate's trial, -1 while trying */
-    bool replan;                           /* the kept schedule is not the chosen one's */
-    double settled_secs;                   /* the chosen one's time when it won */
-    int slow, restarts;                    /* drift: slow calls in a row, restarts so far */
+    int n;   /* candidates, in order[] (0: trials off) */
+    int ran; /* timed so far */
+    /* the default, the model's candidates and independent I/O */
+    int order[AUTO_TRIALS_MAX + 2];                  /* plan_ctx.trial of each candidate */
+    double secs[AUTO_TRIALS_MAX + 2];                /* by candidate: the slowest rank's time */
+    double predicted[AUTO_TRIALS_MAX + 2];           /* the model's seconds for its plan */
+    char label[AUTO_TRIALS_MAX + 2][160];            /* the plan's detail */
+    char choice[AUTO_TRIALS_MAX + 2][WISDOM_CHOICE]; /* call_planning.choice (rank 0) */
+    int chosen;          /* the settled candidate's trial, -1 while trying */
+    bool replan;         /* the kept schedule is not the chosen one's */
+    double settled_secs; /* the chosen one's time when it won (0: a remembered choice's, not
+                            yet measured) */
+    int slow, restarts;  /* drift: slow calls in a row, restarts so far */
 };
 
 /* The trial a call on a repeated shape runs (plan_ctx.trial), or -1: the
  * kept schedule serves it. */
 int trials_next(const struct trials *t);
-/* A call that did not repeat the shape (or the first): trials start over. */
-void trials_reset(struct trials *t, int64_t auto_trials);
+/* A call that did not repeat the shape (or the first): trials start over,
+ * with independent I/O a candidate too when `independent` (its trial,
+ * AUTO_TRIAL_INDEPENDENT, comes last, and is dropped when the default
+ * itself went independent). */
+void trials_reset(struct trials *t, int64_t auto_trials, bool independent);
 /* A successful call, as the trials see it. */
 struct trial_outcome {
     int trial;             /* plan_ctx.trial it ran */
@@ -38,10 +47,15 @@ struct trial_outcome {
     double slowest;        /* the slowest rank's time, agreed */
     double predicted;      /* the model's seconds for its plan (0: none) */
     const char *label;     /* its plan's detail */
+    const char *choice;    /* its tacio_plan.choice (rank 0; "" elsewhere) */
+    bool learned;          /* a choice the wisdom file remembered */
+    bool independent;      /* it ran independent I/O */
+    bool last_candidate;   /* auto has no candidate after this one */
     int rank;              /* this rank (0 says the choice: TACIO_PRINT_CHOICE) */
     const char *path, *op; /* the file and "write" or "read", for saying so */
 };
-/* After a successful call: its time and plan, and what the next call runs. */
-void trials_record(struct trials *t, const struct trial_outcome *o);
+/* After a successful call: its time and plan, and what the next call runs;
+ * true when the call's trial was the last and the choice settled. */
+bool trials_record(struct trials *t, const struct trial_outcome *o);
 
 #endif

@@ -262,7 +262,7 @@ int tacio_plan_compute(const struct tacio_pattern *pat, const struct tacio_topo 
     *out = NULL;
     const struct tacio_strategy *s = NULL;
     int rc = job_strategy(pat, topo, hints, &s);
-    struct plan_ctx ctx = {pat, topo, hints, 0, 0, NULL, NULL, 0, true, 0};
+    struct plan_ctx ctx = {.pat = pat, .topo = topo, .h = hints, .may_aggregate_nodes = true};
     rc = rc ? rc : plan_range(&ctx);
     return rc ? rc : plan_run(&ctx, s, out);
 }
@@ -287,7 +287,12 @@ int tacio_plan_compute_as_engine(const struct tacio_pattern *pat, const struct t
                         s->name);
     struct tacio_pattern *sum = NULL; /* what rank 0 sees: src/exec/cplan.c */
     rc = rc ? rc : pattern_summarize(pat, s->reads_distribution ? SUMMARY_RUNS : 1, &sum);
-    struct plan_ctx ctx = {sum, topo, hints, 0, 0, exact_rows, (void *)pat, 0, true, 0};
+    struct plan_ctx ctx = {.pat = sum,
+                           .topo = topo,
+                           .h = hints,
+                           .cmatrix_of = exact_rows,
+                           .cmatrix_arg = (void *)pat,
+                           .may_aggregate_nodes = true};
     rc = rc ? rc : plan_range(&ctx);
     rc = rc ? rc : plan_run(&ctx, s, out);
     tacio_pattern_free(sum);

@@ -95,6 +95,9 @@ int64_t plan_keep_c_max(void);
 struct tacio_plan {
     char strategy[32];
     char detail[160]; /* e.g. auto's choice, clamped hints, solver */
+    /* auto's choice as a wisdom file names it ("default", STRATEGY:K or
+     * STRATEGY:K:nodes: src/base/wisdom.h); "" from any other strategy */
+    char choice[48];
     int nprocs;
     struct partition part;
     int *agg;           /* FD -> aggregator rank */
@@ -115,6 +118,9 @@ struct tacio_plan {
      * shuffle (intra-node aggregation): its hosts send one message per
      * aggregator where their ranks each sent one */
     int node_aggregated;
+    /* auto, in a trial of its candidates: its ranking holds none after this
+     * one (the trials of the others would time a plan twice) */
+    bool last_candidate;
 };
 
 struct plan_ctx;
@@ -141,11 +147,22 @@ struct plan_ctx {
     bool may_aggregate_nodes;
     /* auto's trials (the engine's, on repeated calls): 0 the model's pick,
      * 1 the default (romio on the hints as they are), k >= 2 the model's
-     * candidate k - 2 (its pick, then the runners-up) */
+     * candidate k - 2 (its pick, then the runners-up; collective buffering
+     * where the hints leave the path automatic) */
     int trial;
+    /* auto, trial 0: a choice remembered from an earlier run (a
+     * tacio_plan.choice), planned in place of the model's pick when it can
+     * be; with `untried`, the choices earlier runs timed, comma-separated,
+     * and auto plans the first of its pick, the default and its runners-up
+     * not among them (trials spread over runs) */
+    const char *learned;
+    bool untried;
 };
 /* The most candidates of the model a trial may ask for (trial <= 1 + this). */
 #define AUTO_TRIALS_MAX 8
+/* The engine's trial of independent I/O (reads whose path the hints leave
+ * automatic and the default sends through collective buffering): no plan. */
+#define AUTO_TRIAL_INDEPENDENT (AUTO_TRIALS_MAX + 2)
 
 struct tacio_strategy {
     const char *name;

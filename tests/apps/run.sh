@@ -17,10 +17,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 run() { # run NAME EXE FILE PRELOAD STRATEGY: sets $served
     local name=$1 exe=$2 file=$3 pre=$4 stats="$dir/apps_stats.json" out="$dir/apps_out.txt"
-    local
     rm -f "$stats" "$file"
-    export TACIO_STATS=$stats TACIO_HINTS="tacio_strategy=$5,tacio_ranks_per_node=2${TACIO_EXTRA_HINTS:+,$TACIO_EXTRA_HINTS}"
-    preload_env "$kind" "$pre" TACIO_STATS TACIO_HINTS
+    export TACIO_STATS=$stats
+    strategy_env "$5" "$dir" "${TACIO_EXTRA_HINTS:-}"
+    preload_env "$kind" "$pre" TACIO_STATS TACIO_HINTS TACIO_WISDOM
     if timeout 300 "$launcher" "${env[@]}" -n "$np" "$exe" "$file" >"$out" 2>&1 &&
         grep -q "$name: [0-9]* passed, 0 failed" "$out"; then ok; else
         ko "$name (preload='$pre' strategy=$5):" && cat "$out"
@@ -35,12 +35,29 @@ workload() { # workload NAME EXE SUFFIX DIFF...
     run "$name" "$exe" "$ref" "" romio
     [ "$served" = 0 ] && ok || ko "$name without the shim: tacio served $served calls"
     for s in $strategies; do
-        run "$name" "$exe" "$out" "$shim" "$s"
-        [ "$served" -gt 0 ] && ok || ko "$name $s: tacio served no collective"
-        if "$@" "$ref" "$out" >"$dir/apps_diff.txt" 2>&1; then ok; else
-            ko "$name $s: $* differs from the run without tacio:" && cat "$dir/apps_diff.txt"
-        fi
+        rm -f "$dir/wisdom.txt"
+        run_compared "$name" "$exe" "$ref" "$out" "$s" "$@"
+        [ "$s" = auto+wisdom ] || continue
+        # no shape repeats within a run: the second run times the default, and the
+        # third starts at the faster of the two on every call
+        run_compared "$name" "$exe" "$ref" "$out" "$s" "$@"
+        run_compared "$name" "$exe" "$ref" "$out" "$s" "$@"
+        local learned planned
+        learned=$(learned_calls "$dir/apps_stats.json")
+        planned=$(planned_calls "$dir/apps_stats.json")
+        [ "$learned" = "$planned" ] && [ "$planned" -gt 0 ] && ok ||
+            ko "$name $s: the third run planned $learned of its $planned calls from the wisdom file"
     done
+}
+
+run_compared() { # run_compared NAME EXE REF OUT STRATEGY DIFF...
+    local name=$1 exe=$2 ref=$3 out=$4 s=$5
+    shift 5
+    run "$name" "$exe" "$out" "$shim" "$s"
+    [ "$served" -gt 0 ] && ok || ko "$name $s: tacio served no collective"
+    if "$@" "$ref" "$out" >"$dir/apps_diff.txt" 2>&1; then ok; else
+        ko "$name $s: $* differs from the run without tacio:" && cat "$dir/apps_diff.txt"
+    fi
 }
 
 strategies="$*"

@@ -109,6 +109,40 @@ def write_inputs(work, tacio):
     return plans, stats, runs, bench
 
 
+# auto's trials: (trial, op, predicted us, measured us)
+TRIALS = [(1, "write_at_all", 80, 1033), (2, "write_at_all", 60, 1123),
+          (3, "write_at_all", 61, 2612), (1, "read_at_all", 500, 103)]
+
+
+def test_auto_model(tacio, work):
+    """auto's trials (TACIO_STATS with trial >= 1), a tick a trial at
+    (predicted, measured) on log axes: its numbers in its id, its x and its
+    middle y affine in their logarithms; calls that were no trial are not
+    drawn."""
+    import math
+    stats, out = os.path.join(work, "trials.jsonl"), os.path.join(work, "trials")
+    with open(stats, "w") as f:
+        for trial, op, pred, meas in TRIALS + [(0, "write_at_all", 70, 900)]:
+            f.write(json.dumps({"op": op, "strategy": "auto", "procs": 4, "total": meas * 1e-6,
+                                "bytes": 1 << 20, "naggs": 2, "st1": 0, "st2": 0, "st3": 0,
+                                "st4": meas * 1e-6, "st5": 0, "trial": trial,
+                                "predicted_us": pred, "call_us": meas}) + "\n")
+    r = subprocess.run([tacio, "report", stats, "--out", out], capture_output=True, text=True)
+    check(r.returncode == 0, f"tacio report (trials) failed: {r.stderr}")
+    items = svg_items(os.path.join(out, "auto_model.svg")) if r.returncode == 0 else {}
+    ticks = {g: pts for g, (pts, _) in items.items() if g.startswith("auto_model|")}
+    want = {f"auto_model|{op}|{trial}|{p * 1e-6:.6g}|{m * 1e-6:.6g}" for trial, op, p, m in TRIALS}
+    check(set(ticks) == want, f"auto_model ticks {sorted(ticks)} != {sorted(want)}")
+    xs = [(math.log(float(g.split("|")[3])), pts[0][0]) for g, pts in ticks.items()]
+    ys = [(math.log(float(g.split("|")[4])), (pts[0][1] + pts[1][1]) / 2) for g, pts in ticks.items()]
+    for what, pairs in (("x", xs), ("y", ys)):
+        pairs.sort()
+        (v0, d0), (v1, d1) = pairs[0], pairs[-1]
+        k = (d1 - d0) / (v1 - v0) if v1 != v0 else 0
+        check(k != 0 and all(abs(d - (d0 + k * (v - v0))) < 0.05 for v, d in pairs),
+              f"auto_model {what}: not affine in the log of its values: {pairs}")
+
+
 def test_hop_bytes(out, plans, runs):
     items = svg_items(os.path.join(out, "hop_bytes.svg"))
     bars = {k: v for k, v in items.items() if k.startswith("hop_bytes|")}
@@ -346,6 +380,7 @@ def main():
             test_shuffle(out, runs)
             test_aggs_per_host(out)
             test_link_load(out, plans)
+        test_auto_model(tacio, work)
         test_experiments(tacio, work)
         test_errors(tacio, work)
     print(f"report: {len(failures)} failure(s)")

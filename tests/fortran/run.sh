@@ -13,8 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 run() { # run APP PRELOAD STRATEGY EXPECTED_SERVED
     local app=$1 pre=$2 stats="$dir/fortran_stats.json" out="$dir/fortran_out.txt"
     rm -f "$stats"
-    export TACIO_STATS=$stats TACIO_HINTS="tacio_strategy=$3,tacio_ranks_per_node=2"
-    preload_env "$kind" "$pre" TACIO_STATS TACIO_HINTS
+    export TACIO_STATS=$stats
+    strategy_env "$3" "$dir"
+    preload_env "$kind" "$pre" TACIO_STATS TACIO_HINTS TACIO_WISDOM
     if timeout 120 "$launcher" "${env[@]}" -n "$np" "$app" "$dir/fortran.dat" >"$out" 2>&1 &&
         grep -q "fortran: [0-9]* passed, 0 failed" "$out"; then ok; else
         ko "$(basename "$app") (preload='$pre' strategy=$3):" && cat "$out"
@@ -32,5 +33,12 @@ for src in fortran_app fortran_app_f08; do
     fi
     run "$exe" "" romio 0
     for s in "$@"; do run "$exe" "$shim" "$s" 9; done
+    # auto with a wisdom file, three runs: the pick, the default, then the faster
+    rm -f "$dir/wisdom.txt"
+    for i in 1 2 3; do run "$exe" "$shim" auto+wisdom 9; done
+    learned=$(learned_calls "$dir/fortran_stats.json")
+    planned=$(planned_calls "$dir/fortran_stats.json")
+    [ "$learned" = "$planned" ] && [ "$planned" -gt 0 ] && ok ||
+        ko "$(basename "$exe") auto+wisdom: the third run planned $learned of its $planned calls from the wisdom file"
 done
 report

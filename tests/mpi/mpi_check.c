@@ -45,6 +45,20 @@ int posix_read_file(const char *path, unsigned char *img, int64_t n)
     return ok ? 0 : -1;
 }
 
+bool file_holds_doubles(const char *path, int64_t n, double (*value)(int64_t i, const void *arg),
+                        const void *arg)
+{
+    unsigned char *got = malloc((size_t)(8 * n + 1));
+    bool ok = got && posix_read_file(path, got, 8 * n) == 0;
+    for (int64_t i = 0; ok && i < n; i++) {
+        double d;
+        memcpy(&d, got + 8 * i, 8);
+        ok = d == value(i, arg);
+    }
+    free(got);
+    return ok;
+}
+
 MPI_Info make_info(const char *strategy, const char *extra)
 {
     MPI_Info info;

@@ -41,6 +41,9 @@ void run_engine_case(const struct engine_case *ec);
 /* POSIX helpers (rank-local). */
 int posix_write_file(const char *path, const unsigned char *img, int64_t n);
 int posix_read_file(const char *path, unsigned char *img, int64_t n);
+/* Whether the file holds n doubles, the i-th value(i, arg), read with POSIX. */
+bool file_holds_doubles(const char *path, int64_t n, double (*value)(int64_t i, const void *arg),
+                        const void *arg);
 MPI_Info make_info(const char *strategy, const char *extra);
 /* Reduce the counters, print "N passed, M failed" on rank 0, finalize. */
 int finish(const char *name);

@@ -8,7 +8,10 @@
  *   shape   rank 1 changes its access in the middle of the trials: every
  *           rank starts them over on that call;
  *   fault   a write fails inside a trial (TACIO_FAULT): the same error on
- *           every rank, and the next call starts the trials over.
+ *           every rank, and the next call starts the trials over;
+ *   reads   ten reads of the file with the path left automatic: after the
+ *           model's candidates, independent I/O is tried too, unless the
+ *           default itself went independent; every read returns the data.
  * usage: test_trials DIR */
 #include "mpi_check.h"
 
@@ -19,7 +22,7 @@
 #define N 8192 /* doubles a rank, every other one of a strided view */
 
 struct seq {
-    int64_t trial[CALLS], reused[CALLS];
+    int64_t trial[CALLS], reused[CALLS], independent[CALLS];
     int rc[CALLS];
 };
 
@@ -45,18 +48,16 @@ static void same_everywhere(const struct seq *s, const char *what)
     check_that(!any, "%s: the ranks ran different candidates or paths", what);
 }
 
+/* Double i of the file after call k (*arg) wrote it. */
+static double written(int64_t i, const void *arg)
+{
+    return (double)(i * 3 + *(const int *)arg);
+}
+
 static void check_file(const char *path, int p, int calls_ok)
 {
-    int64_t n = (int64_t)8 * N * p;
-    unsigned char *got = malloc((size_t)n);
-    bool ok = posix_read_file(path, got, n) == 0;
-    for (int64_t i = 0; ok && i < n / 8; i++) {
-        double d;
-        memcpy(&d, got + 8 * i, 8);
-        ok = d == (double)(i * 3 + calls_ok);
-    }
-    check_that(ok, "the file does not hold the last call's data");
-    free(got);
+    check_that(file_holds_doubles(path, (int64_t)N * p, written, &calls_ok),
+               "the file does not hold the last call's data");
 }
 
 /* CALLS writes of the same data (value i * 3 + k at double i in call k);
@@ -93,6 +94,7 @@ static void run(const char *dir, const char *what, int late, int shape_at, struc
         tacio_file_get_stats(fh, &st);
         s->trial[k] = s->rc[k] ? -1 : st.trial;
         s->reused[k] = s->rc[k] ? -1 : st.reused;
+        s->independent[k] = s->rc[k] ? -1 : st.independent;
         last_ok = s->rc[k] || count < N ? last_ok : k;
     }
     tacio_file_close(&fh);
@@ -105,18 +107,61 @@ static void run(const char *dir, const char *what, int late, int shape_at, struc
     MPI_Info_free(&info);
 }
 
-/* The first call, then trials 1 (the default), 2, 3, 4 from call first + 1,
- * and from then on none but a replan of the chosen one. */
+/* The first call, then trials 1 (the default), 2, 3, 4 from call first + 1
+ * (the model's after its pick, 2, only while its ranking has more: one rank
+ * has one candidate), and from then on none of the model's but a replan of
+ * the chosen one. */
 static void trials_from(const struct seq *s, int first, const char *what)
 {
-    static const int order[] = {1, 2, 3, 4};
     check_that(s->trial[first] == 0, "%s: call %d ran trial %lld, not the model's pick", what,
                first, (long long)s->trial[first]);
-    for (int i = 0; i < 4 && first + 1 + i < CALLS; i++)
-        check_that(s->trial[first + 1 + i] == order[i] && !s->reused[first + 1 + i],
-                   "%s: call %d ran trial %lld (reused %lld), expected trial %d", what,
-                   first + 1 + i, (long long)s->trial[first + 1 + i],
-                   (long long)s->reused[first + 1 + i], order[i]);
+    int k = first + 1, want = 1;
+    for (; k < CALLS && want <= 4; k++, want++) {
+        if (s->trial[k] == want && !s->reused[k])
+            continue;
+        check_that(want > 2, "%s: call %d ran trial %lld (reused %lld), expected trial %d", what, k,
+                   (long long)s->trial[k], (long long)s->reused[k], want);
+        break;
+    }
+    for (; k < CALLS; k++) /* a model's trial skipped is not run later */
+        check_that(s->trial[k] < want || s->trial[k] > 9, "%s: call %d ran trial %lld", what, k,
+                   (long long)s->trial[k]);
+}
+
+/* CALLS reads of what "same" wrote (its last call, k = CALLS - 1). */
+static void run_reads(const char *dir, struct seq *s)
+{
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    char path[512];
+    snprintf(path, sizeof path, "%s/trials_same_%d.dat", dir, p);
+    MPI_Datatype ft = view_of(p);
+    MPI_Info info =
+        make_info("auto", "cb_buffer_size=1048576,romio_cb_read=automatic,tacio_auto_trials=3");
+    tacio_file_t fh;
+    int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh);
+    rc =
+        rc ? rc
+           : tacio_file_set_view(fh, (MPI_Offset)8 * rank, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
+    check_that(rc == MPI_SUCCESS, "reads: open and view");
+    double *buf = malloc(sizeof(double) * N);
+    for (int k = 0; k < CALLS && !rc; k++) {
+        memset(buf, 0, sizeof(double) * N);
+        rc = tacio_file_read_at_all(fh, 0, buf, N, MPI_DOUBLE, MPI_STATUS_IGNORE);
+        bool ok = rc == MPI_SUCCESS;
+        for (int64_t j = 0; ok && j < N; j++)
+            ok = buf[j] == (double)((j * p + rank) * 3 + CALLS - 1);
+        check_that(ok, "reads: read %d did not return the file's data", k);
+        struct tacio_stats st = TACIO_STATS_INIT;
+        tacio_file_get_stats(fh, &st);
+        s->trial[k] = st.trial, s->reused[k] = st.reused, s->independent[k] = st.independent;
+    }
+    tacio_file_close(&fh);
+    same_everywhere(s, "reads");
+    free(buf);
+    MPI_Type_free(&ft);
+    MPI_Info_free(&info);
 }
 
 int main(int argc, char **argv)
@@ -155,5 +200,14 @@ int main(int argc, char **argv)
     check_that(all && s.rc[0] == MPI_SUCCESS, "fault: call 1 failed on %s rank",
                all ? "every" : "not every");
     trials_from(&s, 2, "fault"); /* after the failure, from the first call again */
+    memset(&s, 0, sizeof s);
+    run_reads(dir, &s);
+    trials_from(&s, 0, "reads");
+    int indep_at = -1; /* AUTO_TRIAL_INDEPENDENT's call */
+    for (int k = 0; k < CALLS; k++)
+        indep_at = s.trial[k] == 10 && indep_at < 0 ? k : indep_at;
+    check_that((indep_at >= 0) == !s.independent[1] && (indep_at < 0 || s.independent[indep_at]),
+               "reads: the default went %s, and independent I/O was tried at call %d",
+               s.independent[1] ? "independent" : "collective", indep_at);
     return finish("test_trials");
 }

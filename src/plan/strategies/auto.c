@@ -14,6 +14,8 @@
  * otherwise the candidates are rated on the ranks' spans. */
 #include "../strategy.h"
 
+#include "../../base/wisdom.h"
+
 #include <string.h>
 
 static const int per_host[] = {1, 2, 4};
@@ -165,10 +167,23 @@ static int default_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     sub.h = &h;
     int rc = plan_run(&sub, strategy_find("romio"), out);
     if (!rc) {
-        snprintf((*out)->detail, sizeof(*out)->detail, "trial: the default, romio");
+        snprintf((*out)->detail, sizeof(*out)->detail, "%s: the default, romio",
+                 ctx->trial || ctx->untried ? "trial" : "learned");
         snprintf((*out)->strategy, sizeof(*out)->strategy, "auto");
+        snprintf((*out)->choice, sizeof(*out)->choice, "default");
     }
     return rc;
+}
+
+/* c as a wisdom file names it (tacio_plan.choice). */
+static void choice_name(struct choice c, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s:%d%s", c.s->name, c.k, c.node_aggregated ? ":nodes" : "");
+}
+
+static void name_choice(struct tacio_plan *p, struct choice c)
+{
+    choice_name(c, p->choice, sizeof p->choice);
 }
 
 /* Candidate j of the ranking (0: the model's pick; ctx->trial - 1 in a
@@ -198,8 +213,85 @@ static int ranked_plan(const struct plan_ctx *ctx, struct ranking *r, int j,
                  c.node_aggregated ? " (node aggregation first)" : "", best->m.model_seconds);
     if (!rc) {
         snprintf(best->strategy, sizeof best->strategy, "auto");
+        name_choice(best, c);
         *out = best;
     }
+    return rc;
+}
+
+/* The remembered choice (ctx->learned), planned as the ranking would plan
+ * it; 1 when it names no candidate this run can plan (a strategy gone, node
+ * aggregation where it is not auto's to choose): the model picks then. */
+static int learned_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
+{
+    char name[32];
+    int64_t k;
+    bool nodes;
+    if (!wisdom_choice_parse(ctx->learned, name, sizeof name, &k, &nodes) ||
+        !strcmp(name, "independent")) /* the engine's path, not a plan: the model picks */
+        return 1;
+    if (!strcmp(name, "default"))
+        return default_plan(ctx, out);
+    const struct tacio_strategy *s = strategy_find(name);
+    if (!s || !s->auto_candidate || (nodes && !ctx->may_aggregate_nodes))
+        return 1;
+    struct choice c = {s, (int)k, nodes};
+    struct plan_ctx summary = *ctx;
+    summary.cmatrix_of = NULL; /* node aggregation is rated on the summary, as in the ranking */
+    struct tacio_plan *p = NULL, *v = NULL;
+    int rc = run_candidate(nodes ? &summary : ctx, s, c.k, &p);
+    if (!rc && nodes) {
+        rc = plan_node_aggregated(&summary, p, &v);
+        tacio_plan_free(p);
+        p = v;
+    }
+    if (rc || !p) {
+        tacio_plan_free(p);
+        return rc ? rc : 1;
+    }
+    snprintf(p->detail, sizeof p->detail,
+             "learned: %s with %d aggregator(s) per host%s, model %.4g s", s->name, c.k,
+             nodes ? " (node aggregation first)" : "", p->m.model_seconds);
+    snprintf(p->strategy, sizeof p->strategy, "auto");
+    name_choice(p, c);
+    *out = p;
+    return 0;
+}
+
+/* Whether choice is in the comma-separated list. */
+static bool listed(const char *list, const char *choice)
+{
+    size_t n = strlen(choice);
+    for (const char *at = list; *at; at += strcspn(at, ",") + (at[strcspn(at, ",")] == ','))
+        if (!strncmp(at, choice, n) && (at[n] == ',' || !at[n]))
+            return true;
+    return false;
+}
+
+/* Trials spread over runs (ctx->untried): the default if no run timed it
+ * (ctx->learned lists those that did), else the first of the model's pick
+ * and its runners-up no run timed; the pick again when every one was. The
+ * engine takes the default's path (its rule between independent I/O and
+ * collective buffering) for the one, collective buffering for the others. */
+static int untried_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
+{
+    if (!listed(ctx->learned, "default"))
+        return default_plan(ctx, out);
+    struct plan_ctx summary = *ctx;
+    summary.cmatrix_of = NULL;
+    struct ranking r = {.keep = AUTO_TRIALS_MAX};
+    int rc = rank_candidates(&summary, &r), next = 0;
+    char name[WISDOM_CHOICE];
+    for (int j = 0; !rc && j < r.n; j++) {
+        choice_name(r.choice[j], name, sizeof name);
+        if (!listed(ctx->learned, name)) {
+            next = j;
+            break;
+        }
+    }
+    if (!rc)
+        rc = ranked_plan(ctx, &r, next, out);
+    ranking_free(&r);
     return rc;
 }
 
@@ -209,13 +301,22 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
 {
     if (ctx->trial == 1)
         return default_plan(ctx, out);
+    int rc = ctx->trial == 0 && ctx->learned && !ctx->untried ? learned_plan(ctx, out) : 1;
+    if (rc <= 0)
+        return rc;
+    if (ctx->trial == 0 && ctx->learned && ctx->untried)
+        return untried_plan(ctx, out);
     int j = ctx->trial >= 2 ? ctx->trial - 2 : 0;
     struct plan_ctx summary = *ctx;
     summary.cmatrix_of = NULL; /* C from ctx->pat: under the engine, the summary */
-    struct ranking r = {.keep = j + 1 < AUTO_TRIALS_MAX ? j + 1 : AUTO_TRIALS_MAX};
-    int rc = rank_candidates(&summary, &r);
+    /* one more kept than asked for: whether a later trial has a candidate */
+    struct ranking r = {.keep = j + 2 < AUTO_TRIALS_MAX ? j + 2 : AUTO_TRIALS_MAX};
+    rc = rank_candidates(&summary, &r);
+    bool last = r.n < j + 2;
     if (!rc)
         rc = ranked_plan(ctx, &r, j, out);
+    if (!rc)
+        (*out)->last_candidate = ctx->trial >= 2 && last;
     ranking_free(&r);
     return rc;
 }

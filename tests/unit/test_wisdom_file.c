@@ -1,0 +1,187 @@
+/* The wisdom file (src/base/wisdom.h): its lines round-trip; each rule of
+ * the format refuses what breaks it; and jobs that update one file at once
+ * lose none of each other's entries. */
+#include "base/wisdom.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static struct wisdom_entry entry(uint64_t sig, const char *choice)
+{
+    struct wisdom_entry e = {.key = {.op = "write",
+                                     .sig = sig,
+                                     .hints = 0xabcdefull,
+                                     .ranks = 4,
+                                     .hosts = 1,
+                                     .per_host = 4,
+                                     .mpi = "Open_MPI_v4.1.4",
+                                     .fs = "tmpfs",
+                                     .machine = "vm"},
+                             .when = 1764330000};
+    wisdom_try(&e, "default", 0.0025);
+    wisdom_try(&e, choice, 0.00125); /* the faster: the choice */
+    return e;
+}
+
+static int parse(const char *text)
+{
+    struct wisdom w;
+    int rc = wisdom_parse(text, strlen(text), &w);
+    wisdom_free(&w);
+    return rc;
+}
+
+static void test_round_trip(void)
+{
+    struct wisdom w = {0}, back;
+    struct wisdom_entry a = entry(1, "romio:2"), b = entry(2, "bottleneck:4:nodes");
+    CHECK(!wisdom_put(&w, &a) && !wisdom_put(&w, &b));
+    CHECK(wisdom_try(&b, "default", 0.0001) && !strcmp(b.choice, "default")); /* now the fastest */
+    b.left = 3;
+    CHECK(!wisdom_put(&w, &b)); /* the same key: replaced */
+    CHECK_EQ(w.n, 2);
+    char text[4096] = "tacio-wisdom 1\n# a comment\n\n", line[1024];
+    for (int i = 0; i < w.n; i++) {
+        wisdom_line(&w.e[i], line, sizeof line);
+        strcat(strcat(text, line), "\n");
+    }
+    CHECK(!wisdom_parse(text, strlen(text), &back));
+    CHECK_EQ(back.n, 2);
+    const struct wisdom_entry *found = wisdom_find(&back, &b.key);
+    CHECK(found && !strcmp(found->choice, "default") && found->left == 3 && found->ntried == 2);
+    CHECK(found && wisdom_tried(found, "bottleneck:4:nodes") == 1 && found->secs[1] == 0.00125 &&
+          found->secs[0] == 0.0001);
+    struct wisdom_key other = b.key;
+    strcpy(other.machine, "elsewhere");
+    CHECK(!wisdom_find(&back, &other));
+    other = b.key;
+    strcpy(other.op, "read");
+    CHECK(!wisdom_find(&back, &other));
+    wisdom_remove(&back, 0);
+    CHECK_EQ(back.n, 1);
+    wisdom_free(&w);
+    wisdom_free(&back);
+}
+
+/* One valid line with one field's value replaced, or the field added. */
+static int parse_with(const char *field, const char *value)
+{
+    struct wisdom_entry e = entry(7, "romio:1");
+    char line[1024] = " ", text[2400], key[64];
+    wisdom_line(&e, line + 1, sizeof line - 1); /* " op=... ": every field after a space */
+    snprintf(key, sizeof key, " %s=", field);
+    char *at = strstr(line, key);
+    if (at)
+        snprintf(text, sizeof text, "tacio-wisdom 1\n%.*s%s%s%s\n", (int)(at - line), line, key,
+                 value, at + 1 + strcspn(at + 1, " "));
+    else
+        snprintf(text, sizeof text, "tacio-wisdom 1\n%s%s%s\n", line, key, value);
+    return parse(text);
+}
+
+static void test_rules(void)
+{
+    CHECK(!parse(""));                 /* empty: no entries */
+    CHECK(!parse("tacio-wisdom 1\n")); /* a header alone */
+    CHECK(parse("tacio-wisdom 2\n"));  /* another version */
+    CHECK(parse("tacio-wisdom\n"));
+    CHECK(parse("op=write\n")); /* no header */
+    CHECK(parse("tacio-wisdom 1\nop=write\n"));
+    char nul[] = "tacio-wisdom 1\n\0";
+    struct wisdom w;
+    CHECK(wisdom_parse(nul, sizeof nul - 1, &w));
+    CHECK(!parse_with("ranks", "4")); /* the line as it is */
+    CHECK(!parse_with("choice", "default"));
+    CHECK(parse_with("choice", "mccio:4:nodes")); /* well formed, but not among those tried */
+    CHECK(parse_with("choice", "romio"));
+    CHECK(parse_with("choice", "romio:0"));
+    CHECK(parse_with("choice", "romio:2:more"));
+    CHECK(parse_with("choice", "Romio:2"));
+    CHECK(parse_with("op", "append"));
+    CHECK(parse_with("sig", "12345678901234567")); /* 17 digits */
+    CHECK(parse_with("sig", "ABC"));
+    CHECK(parse_with("ranks", "-4"));
+    CHECK(parse_with("ranks", "4x"));
+    CHECK(!parse_with("tried", "romio:1@0.5"));
+    CHECK(parse_with("tried", "romio:1@nan"));
+    CHECK(parse_with("tried", "romio:1@-1"));
+    CHECK(parse_with("tried", "romio:1@1e300"));
+    CHECK(parse_with("tried", "romio:1"));
+    CHECK(parse_with("tried", ""));
+    CHECK(parse_with("tried", "romio:1@1,romio:1@2")); /* twice */
+    CHECK(parse_with("tried", "default@1,mccio:2@2")); /* the choice not among them */
+    CHECK(parse_with("tried", "romio:1@1,romio:2@1,romio:3@1,romio:4@1,romio:5@1,romio:6@1,"
+                              "romio:7@1,romio:8@1,romio:9@1,romio:10@1,romio:11@1")); /* 11 */
+    CHECK(parse_with("left", "11"));
+    CHECK(parse_with("mpi", "has\"quote"));
+    CHECK(parse_with("colour", "blue"));     /* an unknown field */
+    CHECK(parse_with("ranks", "4 ranks=4")); /* a field twice */
+    char longline[1200];
+    memset(longline, 'a', sizeof longline - 1);
+    longline[sizeof longline - 1] = '\0';
+    CHECK(parse_with("machine", longline));
+}
+
+/* Each child adds its own entries, one update at a time: every entry of
+ * every child is in the file at the end, and the file parses. */
+static void test_concurrent(const char *dir)
+{
+    enum { CHILDREN = 6, EACH = 12 };
+    char path[512];
+    snprintf(path, sizeof path, "%s/wisdom_concurrent.txt", dir);
+    unlink(path);
+    pid_t pid[CHILDREN];
+    for (int c = 0; c < CHILDREN; c++)
+        if ((pid[c] = fork()) == 0) {
+            int bad = 0;
+            for (int i = 0; i < EACH; i++) {
+                struct wisdom one = {0};
+                struct wisdom_entry e = entry((uint64_t)(c * 1000 + i), "romio:1");
+                bad |= wisdom_put(&one, &e) || wisdom_update(path, &one);
+                wisdom_free(&one);
+            }
+            _exit(bad);
+        }
+    int failed = 0;
+    for (int c = 0; c < CHILDREN; c++) {
+        int status = 0;
+        waitpid(pid[c], &status, 0);
+        failed += !WIFEXITED(status) || WEXITSTATUS(status);
+    }
+    CHECK_EQ(failed, 0);
+    struct wisdom w;
+    bool missing;
+    CHECK(!wisdom_read(path, &w, &missing) && !missing);
+    CHECK_EQ(w.n, CHILDREN * EACH);
+    wisdom_free(&w);
+    /* a file that does not parse is not overwritten by an update */
+    FILE *f = fopen(path, "w");
+    fputs("not wisdom\n", f);
+    fclose(f);
+    struct wisdom one = {0};
+    struct wisdom_entry e = entry(1, "romio:1");
+    wisdom_put(&one, &e);
+    CHECK(wisdom_update(path, &one));
+    CHECK(wisdom_read(path, &w, &missing));
+    wisdom_free(&one);
+    unlink(path);
+    strcat(path, ".lock");
+    unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char dir[] = "/tmp/tacio-wisdom-XXXXXX";
+    if (!mkdtemp(dir))
+        return 1;
+    test_round_trip();
+    test_rules();
+    test_concurrent(dir);
+    rmdir(dir);
+    return check_report("test_wisdom_file");
+}
