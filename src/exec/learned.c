@@ -177,7 +177,7 @@ static bool model_far_behind(const struct wisdom_entry *e)
     for (int i = 0; d >= 0 && i < e->ntried; i++)
         if (i != d && strcmp(e->tried[i], "independent") && (!best || e->secs[i] < best))
             best = e->secs[i];
-    return best > LEARNED_FAR * e->secs[d];
+    return d >= 0 && best > LEARNED_FAR * e->secs[d];
 }
 
 void learned_first_call(struct learned *l, const struct wisdom_key *k, const char *choice,
