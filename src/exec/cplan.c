@@ -6,43 +6,34 @@
 
 #include <string.h>
 
-/* What a wisdom file remembers for a call (rank 0): a settled choice, or
- * (untried) the choices earlier runs timed, comma-separated in tried. */
-struct recall {
-    const char *learned;
-    bool untried;
-    char tried[WISDOM_TRIED * (WISDOM_CHOICE + 1)];
-};
-
 /* Rank 0, auto with a wisdom file: the call's key (kept for the trials),
- * and what the file remembers for it, in r. The key's hints leave out
- * those that name or bound the learning. */
-static void remembered(struct call *c, const int64_t *all, int words, struct recall *r)
+ * and what the file remembers for it (NULL: nothing). The key's hints
+ * leave out those that name or bound the learning. */
+static const struct wisdom_entry *remembered(struct call *c, const int64_t *all, int words)
 {
     const struct tacio_file *f = c->f;
     c->planning.keyed = f->learned.path && !strcmp(f->hints.core.strategy, "auto");
     if (!c->planning.keyed || c->planning.on_nodes)
-        return;
+        return NULL;
     struct exec_hints h = f->hints;
     h.wisdom[0] = '\0';
     h.auto_trials = 0;
     learned_key(&f->learned, c->is_write, summary_signature(all, words, f->nprocs),
                 hints_digest(&h), &c->planning.key);
-    const struct wisdom_entry *e = learned_find(&f->learned, &c->planning.key);
-    if (!e)
-        return;
-    r->untried = e->left > 0;
-    r->learned = r->untried ? r->tried : e->choice;
-    size_t n = 0;
-    for (int i = 0; r->untried && i < e->ntried; i++)
-        n += (size_t)snprintf(r->tried + n, sizeof r->tried - n, "%s%s", i ? "," : "", e->tried[i]);
+    return learned_find(&f->learned, &c->planning.key);
 }
 
-/* The path auto's trial or remembered choice takes (call_planning.path):
+/* Whether the call runs the settled choice e remembers. */
+static bool runs_settled(const struct wisdom_entry *e, const char *choice)
+{
+    return e && !e->left && !strcmp(choice, e->choice);
+}
+
+/* The path auto's trial or remembered choice e takes (call_planning.path):
  * the model's candidates are collective plans, the independent trial and
  * choice independent I/O, the default and the model's first call follow
  * the hints' rule. Only for auto, and where the hints leave it automatic. */
-static enum call_path path_of(const struct call *c, const struct recall *r)
+static enum call_path path_of(const struct call *c, const struct wisdom_entry *e)
 {
     int mode = c->is_write ? c->f->hints.cb_write : c->f->hints.cb_read, t = c->planning.trial;
     if (mode != OPT_AUTOMATIC || strcmp(c->f->hints.core.strategy, "auto") || c->planning.on_nodes)
@@ -51,34 +42,33 @@ static enum call_path path_of(const struct call *c, const struct recall *r)
         return PATH_INDEPENDENT;
     if (t >= 2)
         return PATH_COLLECTIVE;
-    if (t == 1 || !r->learned)
+    if (t == 1 || !e)
         return PATH_RULE;
-    if (r->untried) /* the default first (its rule), then the model's candidates */
-        return strstr(r->tried, "default") ? PATH_COLLECTIVE : PATH_RULE;
-    return !strcmp(r->learned, "independent") ? PATH_INDEPENDENT
-           : !strcmp(r->learned, "default")   ? PATH_RULE
-                                              : PATH_COLLECTIVE;
+    if (e->left) /* the default first (its rule), then the model's candidates */
+        return wisdom_tried(e, "default") >= 0 ? PATH_COLLECTIVE : PATH_RULE;
+    return !strcmp(e->choice, "independent") ? PATH_INDEPENDENT
+           : !strcmp(e->choice, "default")   ? PATH_RULE
+                                             : PATH_COLLECTIVE;
 }
 
 /* An independent call's choice, as the trials and the wisdom file name it. */
-static void independent_choice(struct call *c, const struct recall *r)
+static void independent_choice(struct call *c, const struct wisdom_entry *e)
 {
     const char *choice = c->planning.path == PATH_INDEPENDENT ? "independent" : "default";
     snprintf(c->planning.choice, sizeof c->planning.choice, "%s", choice);
-    c->planning.learned = r->learned && !r->untried && !strcmp(choice, r->learned);
+    c->planning.learned = runs_settled(e, choice);
 }
 
 static int plan_on_root(struct call *c, int64_t *all, int words)
 {
     struct tacio_file *f = c->f;
-    struct recall r = {0};
     int rc = c->planning.rc ? c->planning.rc : check_summaries(c, all, words);
-    remembered(c, all, words, &r);
-    c->planning.path = path_of(c, &r);
+    const struct wisdom_entry *recalled = remembered(c, all, words);
+    c->planning.path = path_of(c, recalled);
     if (!rc)
         rc = decide_independent(c, all, words);
     if (!rc && c->s->independent)
-        independent_choice(c, &r);
+        independent_choice(c, recalled);
     if (rc || c->s->independent)
         return note_failure(c, rc);
     struct tacio_pattern *pat = NULL;
@@ -99,14 +89,13 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
                            .trial = trial};
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);
-    ctx.learned = r.learned;
-    ctx.untried = r.untried;
+    ctx.recalled = recalled;
     if (!rc && ctx.lo < ctx.hi)
         rc = plan_run(&ctx, strategy_find(f->hints.core.strategy), &c->s->plan);
     struct tacio_plan *plan = c->s->plan;
     if (!rc && plan && !c->planning.on_nodes) {
         memcpy(c->planning.choice, plan->choice, sizeof c->planning.choice);
-        c->planning.learned = ctx.learned && !ctx.untried && !strcmp(plan->choice, ctx.learned);
+        c->planning.learned = runs_settled(recalled, plan->choice);
         c->planning.last_candidate = plan->last_candidate;
     }
     if (!rc && plan && plan->node_aggregated) { /* planned again once the hosts gathered */

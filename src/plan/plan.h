@@ -124,6 +124,7 @@ struct tacio_plan {
 };
 
 struct plan_ctx;
+struct wisdom_entry;
 /* Builds C for a partition. NULL: cmatrix_build from the pattern. The MPI
  * engine plans from a summary of the ranks' accesses (exact spans, byte
  * quantiles) and gets each rank's exact row of C from the rank itself. */
@@ -150,13 +151,12 @@ struct plan_ctx {
      * candidate k - 2 (its pick, then the runners-up; collective buffering
      * where the hints leave the path automatic) */
     int trial;
-    /* auto, trial 0: a choice remembered from an earlier run (a
-     * tacio_plan.choice), planned in place of the model's pick when it can
-     * be; with `untried`, the choices earlier runs timed, comma-separated,
-     * and auto plans the first of its pick, the default and its runners-up
+    /* auto, trial 0: what a wisdom file remembers for the call (NULL:
+     * nothing). Settled (left 0): its choice, planned in place of the
+     * model's pick when it can be; else the candidates earlier runs timed,
+     * and auto plans the first of the default, its pick and its runners-up
      * not among them (trials spread over runs) */
-    const char *learned;
-    bool untried;
+    const struct wisdom_entry *recalled;
 };
 /* The most candidates of the model a trial may ask for (trial <= 1 + this). */
 #define AUTO_TRIALS_MAX 8

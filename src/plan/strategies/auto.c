@@ -168,7 +168,7 @@ static int default_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     int rc = plan_run(&sub, strategy_find("romio"), out);
     if (!rc) {
         snprintf((*out)->detail, sizeof(*out)->detail, "%s: the default, romio",
-                 ctx->trial || ctx->untried ? "trial" : "learned");
+                 !ctx->trial && ctx->recalled && !ctx->recalled->left ? "learned" : "trial");
         snprintf((*out)->strategy, sizeof(*out)->strategy, "auto");
         snprintf((*out)->choice, sizeof(*out)->choice, "default");
     }
@@ -219,7 +219,7 @@ static int ranked_plan(const struct plan_ctx *ctx, struct ranking *r, int j,
     return rc;
 }
 
-/* The remembered choice (ctx->learned), planned as the ranking would plan
+/* The remembered choice (ctx->recalled's, settled), planned as the ranking would plan
  * it; 1 when it names no candidate this run can plan (a strategy gone, node
  * aggregation where it is not auto's to choose): the model picks then. */
 static int learned_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
@@ -227,7 +227,7 @@ static int learned_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     char name[32];
     int64_t k;
     bool nodes;
-    if (!wisdom_choice_parse(ctx->learned, name, sizeof name, &k, &nodes) ||
+    if (!wisdom_choice_parse(ctx->recalled->choice, name, sizeof name, &k, &nodes) ||
         !strcmp(name, "independent")) /* the engine's path, not a plan: the model picks */
         return 1;
     if (!strcmp(name, "default"))
@@ -258,24 +258,14 @@ static int learned_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     return 0;
 }
 
-/* Whether choice is in the comma-separated list. */
-static bool listed(const char *list, const char *choice)
-{
-    size_t n = strlen(choice);
-    for (const char *at = list; *at; at += strcspn(at, ",") + (at[strcspn(at, ",")] == ','))
-        if (!strncmp(at, choice, n) && (at[n] == ',' || !at[n]))
-            return true;
-    return false;
-}
-
-/* Trials spread over runs (ctx->untried): the default if no run timed it
- * (ctx->learned lists those that did), else the first of the model's pick
+/* Trials spread over runs (ctx->recalled not settled): the default if no
+ * run timed it (the entry's tried holds those that did), else the first of the model's pick
  * and its runners-up no run timed; the pick again when every one was. The
  * engine takes the default's path (its rule between independent I/O and
  * collective buffering) for the one, collective buffering for the others. */
 static int untried_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
 {
-    if (!listed(ctx->learned, "default"))
+    if (wisdom_tried(ctx->recalled, "default") < 0)
         return default_plan(ctx, out);
     struct plan_ctx summary = *ctx;
     summary.cmatrix_of = NULL;
@@ -284,7 +274,7 @@ static int untried_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     char name[WISDOM_CHOICE];
     for (int j = 0; !rc && j < r.n; j++) {
         choice_name(r.choice[j], name, sizeof name);
-        if (!listed(ctx->learned, name)) {
+        if (wisdom_tried(ctx->recalled, name) < 0) {
             next = j;
             break;
         }
@@ -301,10 +291,11 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
 {
     if (ctx->trial == 1)
         return default_plan(ctx, out);
-    int rc = ctx->trial == 0 && ctx->learned && !ctx->untried ? learned_plan(ctx, out) : 1;
+    const struct wisdom_entry *e = ctx->trial == 0 ? ctx->recalled : NULL;
+    int rc = e && !e->left ? learned_plan(ctx, out) : 1;
     if (rc <= 0)
         return rc;
-    if (ctx->trial == 0 && ctx->learned && ctx->untried)
+    if (e && e->left)
         return untried_plan(ctx, out);
     int j = ctx->trial >= 2 ? ctx->trial - 2 : 0;
     struct plan_ctx summary = *ctx;
