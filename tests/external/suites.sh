@@ -3,7 +3,11 @@
 # HDF5 1.10.8's testphdf5, t_shapesame, t_filters_parallel and t_pread, and
 # PnetCDF 1.12.3's `make ptest`, built from Debian's source packages
 # against Debian's Open MPI (about 6 minutes to build, then about 45 s a
-# strategy; `make test-external`, in CI, runs romio and auto).
+# strategy; `make test-external`, in CI, runs romio and auto). Then the
+# libraries' benchmarks, application I/O kernels: HDF5's h5perf (its MPI-IO
+# and parallel HDF5 modes, collective, checking what it reads), PnetCDF's
+# C benchmarks and FLASH-IO (built against Debian's PnetCDF, which has the
+# Fortran binding), whose files must equal the run's without the shim.
 # usage: tests/external/suites.sh BUILD_TREE [WORKDIR [STRATEGY,...]]
 #        (BUILD_TREE: build-openmpi; the strategies: every one of the registry)
 set -u
@@ -24,11 +28,26 @@ if [ ! -x $hdf5/testpar/.libs/t_pread ]; then
         make -j2 -C testpar testphdf5 t_shapesame t_filters_parallel t_pread) >>hdf5-build.log 2>&1 ||
         { echo "HDF5 build failed: $work/hdf5-build.log"; exit 1; }
 fi
+h5perf=$hdf5/tools/src/h5perf/h5perf
+if [ ! -x $h5perf ]; then
+    (make -j2 -C $hdf5/tools/lib && make -j2 -C $hdf5/tools/src/h5perf h5perf) >>hdf5-build.log 2>&1 ||
+        { echo "h5perf build failed: $work/hdf5-build.log"; exit 1; }
+fi
 if [ ! -x $pnc/test/testcases/add_var ]; then
     fetch p/pnetcdf pnetcdf_1.12.3.orig.tar.xz && tar xJf pnetcdf_1.12.3.orig.tar.xz
     (cd $pnc && autoreconf -i && ./configure MPICC=mpicc.openmpi --disable-fortran --disable-cxx &&
         make -j2 && make -j2 tests) >pnetcdf-build.log 2>&1 ||
         { echo "PnetCDF build failed: $work/pnetcdf-build.log"; exit 1; }
+fi
+flash=$work/flash_benchmark_io
+if [ ! -x "$flash" ]; then
+    # gfortran 12 rejects FLASH-IO's untyped MPI calls without the mismatch flag
+    (cd $pnc/benchmarks/FLASH-IO && mpif90.openmpi -O2 -cpp -ffree-form -ffree-line-length-none \
+        -fallow-argument-mismatch -w -I. -I/usr/lib/x86_64-linux-gnu/fortran/gfortran-mod-15 \
+        -DN_DIM=3 -DMAXBLOCKS=100 -DIONMAX=13 get_mfluid_property.F90 flash_release.F90 \
+        flash_benchmark_io.F90 checkpoint_ncmpi_parallel.F90 plotfile_ncmpi_parallel.F90 \
+        -o "$flash" -lpnetcdf) >flash-build.log 2>&1 ||
+        { echo "FLASH-IO build failed: $work/flash-build.log"; exit 1; }
 fi
 passed=0 failed=0
 verdict() { # NAME LOG STATS RC
@@ -58,6 +77,52 @@ for s in "${strategies[@]}"; do
     run="$run -x TACIO_HINTS=tacio_strategy=$s,tacio_ranks_per_node=2 -n NP"
     (cd $pnc && timeout 3000 make -s ptest TESTMPIRUN="$run" TESTOUTDIR="$d") >"$d.log" 2>&1
     verdict "pnetcdf ptest strategy=$s" "$d.log" "$d/stats.json" $?
+done
+
+# The kernels: each run once without the shim (the reference files), then
+# under it per strategy. h5perf checks what it reads itself (-D v: every
+# byte read must be the writer's rank + 1) and removes its files.
+under_shim() { # DIR STRATEGY: mpirun's arguments that put tacio under the program
+    echo -x LD_PRELOAD="$shim" -x TACIO_STATS="$1/stats.json" \
+        -x TACIO_HINTS=tacio_strategy=$2,tacio_ranks_per_node=2
+}
+kernel() { # NAME DIR: the program's files in DIR, compared with ref/NAME*
+    local name=$1 dir=$2 rc=0 f
+    for f in "$work/ref/$name"*; do
+        cmp "$f" "$dir/$(basename "$f")" >>"$dir.log" 2>&1 || rc=1
+    done
+    return $rc
+}
+kernels=(
+    "aggregation $pnc/benchmarks/C/aggregation -q -l 100 @/aggregation.nc"
+    "block_column $pnc/benchmarks/C/write_block_read_column -q -l 100 @/block_column.nc"
+    "flash $flash @/flash_"
+)
+rm -rf "$work/ref" && mkdir -p "$work/ref"
+for k in "${kernels[@]}"; do
+    read -ra cmd <<<"${k#* }"
+    mpirun.openmpi -n 4 "${cmd[@]//@/$work/ref}" >"$work/ref/${k%% *}.log" 2>&1 ||
+        { echo "${k%% *} failed without the shim: $work/ref/${k%% *}.log"; exit 1; }
+    rm -f "$work/ref/${k%% *}.log"
+done
+for s in "${strategies[@]}"; do
+    for k in "${kernels[@]}"; do
+        name=${k%% *} d=$work/out.$name.$s && rm -rf "$d" && mkdir -p "$d"
+        read -ra cmd <<<"${k#* }"
+        # shellcheck disable=SC2046 # under_shim's words are meant to split
+        timeout 600 mpirun.openmpi $(under_shim "$d" "$s") -n 4 "${cmd[@]//@/$d}" >"$d.log" 2>&1 &&
+            kernel "$name" "$d"
+        verdict "kernel $name strategy=$s" "$d.log" "$d/stats.json" $?
+    done
+    # 1D: 4 KiB blocks interleaved across ranks; 2D: 64x64 tiles of a 4096^2 array
+    for geometry in "1d -e 256K -B 4K -x 64K -X 64K" "2d -g -e 1K -B 64 -x 1K -X 1K"; do
+        d=$work/out.h5perf-${geometry%% *}.$s && rm -rf "$d" && mkdir -p "$d"
+        # shellcheck disable=SC2046,SC2086 # the shim's and the geometry's words split
+        HDF5_PARAPREFIX=$d timeout 600 mpirun.openmpi -x HDF5_PARAPREFIX $(under_shim "$d" "$s") \
+            -n 4 $h5perf -A mpiio,phdf5 -C -I -p 4 -D v -i 2 ${geometry#* } >"$d.log" 2>&1 &&
+            ! grep -qi "error" "$d.log"
+        verdict "kernel h5perf-${geometry%% *} strategy=$s" "$d.log" "$d/stats.json" $?
+    done
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
