@@ -31,6 +31,12 @@ struct piece_list {
  * smaller headers, fewer copies). */
 int piece_push(int64_t off, int64_t len, int64_t spos, void *ctx);
 
+/* Sorts p[0, n) by file offset where it is nruns runs each already in file
+ * order (run k starts at runs[k], runs[nruns] == n: what each sender's or
+ * each rank's list is), by merging them; a run out of order gets a full
+ * sort. Overwrites runs. */
+int pieces_merge_runs(struct piece *p, int64_t n, int64_t *runs, int nruns);
+
 /* The access of (count, dt) at etype offset `offset` (at) or at the file's
  * individual pointer. On failure *a is an empty access, which is what a
  * failing rank takes part in the collective with. */

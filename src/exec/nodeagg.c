@@ -5,12 +5,6 @@
 #include <limits.h>
 #include <string.h>
 
-/* One piece of a rank's access: where it lies in the file and where its
- * bytes sit in the host's concatenated streams (rank order). */
-struct hpiece {
-    int64_t off, len, packed;
-};
-
 struct nodeagg {
     MPI_Comm comm; /* the host's ranks (f->host_comm) */
     int hrank, hsize;
@@ -31,7 +25,7 @@ struct nodeagg {
      * order (packed) and in file order (staged: the buffer it brings to the
      * collective), and the view and memory type over them */
     int64_t *all_pairs;
-    struct hpiece *pieces;
+    struct piece *pieces; /* spos: where its bytes sit in the packed streams */
     char *packed, *staged;
     struct flat *view_ft, *mem_ft;
 };
@@ -137,12 +131,6 @@ static bool wanted(const struct call *c, const struct nodeagg *a, bool chosen)
     return a->total_bytes / a->total_pieces < c->f->hints.node_agg_piece;
 }
 
-static int cmp_hpiece(const void *x, const void *y)
-{
-    const struct hpiece *a = x, *b = y;
-    return (a->off > b->off) - (a->off < b->off);
-}
-
 /* The leader's buffers, sized from the counts; 0 or a failure (the fault
  * tests inject one here: TACIO_FAULT=nodeagg:RANK:NTH). */
 static int leader_alloc(struct nodeagg *a, int rank)
@@ -164,23 +152,30 @@ static int leader_alloc(struct nodeagg *a, int rank)
     return 0;
 }
 
-/* The leader: everybody's pieces sorted by offset; 1 when two overlap. */
+/* The leader: everybody's pieces sorted by offset (each rank's come in file
+ * order: a merge of the host's runs); 1 when two overlap, 0, or a failure
+ * (negative). */
 static int leader_sort(struct nodeagg *a)
 {
-    int64_t k = 0;
+    int64_t k = 0, *runs = malloc(sizeof(int64_t) * (size_t)(a->hsize + 1));
+    if (!runs)
+        return tacio_fail(TACIO_ENOMEM, "out of memory ordering the host's pieces");
     for (int r = 0; r < a->hsize; r++) {
         int64_t pos = a->byte_displs[r];
+        runs[r] = k;
         for (int i = 0; i < a->npairs[r]; i += 2, k++) {
             const int64_t *pr = a->all_pairs + a->pair_displs[r] + i;
-            a->pieces[k] = (struct hpiece){pr[0], pr[1], pos};
+            a->pieces[k] = (struct piece){pr[0], pr[1], pos};
             pos += pr[1];
         }
     }
-    qsort(a->pieces, (size_t)k, sizeof *a->pieces, cmp_hpiece);
-    for (int64_t i = 1; i < k; i++)
+    runs[a->hsize] = k;
+    int rc = pieces_merge_runs(a->pieces, k, runs, a->hsize);
+    free(runs);
+    for (int64_t i = 1; !rc && i < k; i++)
         if (a->pieces[i].off < a->pieces[i - 1].off + a->pieces[i - 1].len)
             return 1;
-    return 0;
+    return rc;
 }
 
 /* The leader's access: the sorted pieces as a one-tile view, its memory one
@@ -191,7 +186,7 @@ static int leader_access(struct nodeagg *a)
     int rc = 0;
     for (int64_t i = 0; !rc && i < a->total_pieces; i++)
         rc = flat_append(&fb, a->pieces[i].off, a->pieces[i].len);
-    const struct hpiece *last = &a->pieces[a->total_pieces - 1];
+    const struct piece *last = &a->pieces[a->total_pieces - 1];
     if (!rc)
         rc = flat_finish(&fb, 0, last->off + last->len, &a->view_ft);
     if (!rc)
@@ -212,11 +207,11 @@ static void restage(struct nodeagg *a, bool to_file_order)
         return;
     int64_t pos = 0;
     for (int64_t i = 0; i < a->total_pieces; i++) {
-        const struct hpiece *p = &a->pieces[i];
+        const struct piece *p = &a->pieces[i];
         if (to_file_order)
-            memcpy(a->staged + pos, a->packed + p->packed, (size_t)p->len);
+            memcpy(a->staged + pos, a->packed + p->spos, (size_t)p->len);
         else
-            memcpy(a->packed + p->packed, a->staged + pos, (size_t)p->len);
+            memcpy(a->packed + p->spos, a->staged + pos, (size_t)p->len);
         pos += p->len;
     }
 }
@@ -237,8 +232,11 @@ static enum verdict gather_pieces(struct nodeagg *a, int rank, int *rc)
     MPI_Gatherv(a->pairs ? a->pairs : &none, (int)(2 * a->npieces), MPI_INT64_T, a->all_pairs,
                 a->npairs, a->pair_displs, MPI_INT64_T, 0, a->comm);
     if (a->hrank == 0) {
-        v = leader_sort(a) ? KEEP_OWN : GO;
-        if (v == GO && (*rc = leader_access(a)))
+        int overlap = leader_sort(a);
+        v = overlap > 0 ? KEEP_OWN : GO;
+        if (overlap < 0)
+            *rc = overlap, v = LEADER_FAILED;
+        else if (v == GO && (*rc = leader_access(a)))
             v = LEADER_FAILED;
     }
     MPI_Bcast(&v, 1, MPI_INT, 0, a->comm);

@@ -389,12 +389,6 @@ static int exchange_headers(struct call *c, struct slot *s, int64_t r, int local
 
 /* ---- the window ---- */
 
-static int cmp_piece(const void *a, const void *b)
-{
-    const struct piece *x = a, *y = b;
-    return (x->off > y->off) - (x->off < y->off);
-}
-
 /* Pieces announced in a (offset, length) header must lie in the window. */
 static int pieces_from_header(const int64_t *hdr, int64_t np, const struct fdom_ranges *w,
                               struct piece_list *all)
@@ -412,54 +406,6 @@ static int pieces_from_header(const int64_t *hdr, int64_t np, const struct fdom_
     return rc;
 }
 
-/* Merges sorted runs src[a, m) and src[m, b) into dst[a, b). */
-static void merge_two(const struct piece *src, int64_t a, int64_t m, int64_t b, struct piece *dst)
-{
-    int64_t i = a, j = m, o = a;
-    while (i < m && j < b)
-        dst[o++] = src[j].off < src[i].off ? src[j++] : src[i++];
-    while (i < m)
-        dst[o++] = src[i++];
-    while (j < b)
-        dst[o++] = src[j++];
-}
-
-/* The window's pieces in file order. Each sender lists its pieces in file
- * order, so the list is nruns sorted runs (starting at runs[0..nruns), and
- * runs[nruns] == all->n): merged pairwise, n log(runs) instead of a sort
- * (qsort was the largest cost of an aggregator on btio's small records). */
-static int merge_runs(struct piece_list *all, int64_t *runs, int nruns)
-{
-    for (int k = 0; k < nruns; k++)
-        for (int64_t i = runs[k] + 1; i < runs[k + 1]; i++)
-            if (all->p[i].off < all->p[i - 1].off) { /* not a run: sort it all */
-                qsort(all->p, (size_t)all->n, sizeof *all->p, cmp_piece);
-                return 0;
-            }
-    if (nruns < 2)
-        return 0;
-    struct piece *tmp = malloc(sizeof *tmp * (size_t)all->n), *src = all->p, *dst = tmp;
-    if (!tmp)
-        return tacio_fail(TACIO_ENOMEM, "out of memory ordering %lld pieces", (long long)all->n);
-    while (nruns > 1) {
-        int out = 0;
-        for (int k = 0; k < nruns; k += 2) {
-            int64_t a = runs[k], m = runs[k + 1], b = k + 1 < nruns ? runs[k + 2] : m;
-            merge_two(src, a, m, b, dst);
-            runs[out++] = a; /* out <= k: no run start still to be read is overwritten */
-        }
-        runs[out] = all->n;
-        nruns = out;
-        struct piece *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != all->p)
-        memcpy(all->p, src, sizeof *src * (size_t)all->n);
-    free(tmp);
-    return 0;
-}
-
 /* Aggregator: the window of round r, its pieces from this round's headers,
  * its spans, and a buffer for it (none when nobody has bytes in it). */
 static int window_open(struct call *c, struct slot *s, int64_t r)
@@ -475,7 +421,7 @@ static int window_open(struct call *c, struct slot *s, int64_t r)
                                     &win->all);
         }
     win->runs[nruns] = win->all.n;
-    if (rc || win->all.n == 0 || (rc = merge_runs(&win->all, win->runs, nruns)))
+    if (rc || win->all.n == 0 || (rc = pieces_merge_runs(win->all.p, win->all.n, win->runs, nruns)))
         return rc;
     window_spans(&win->w, &win->all, true, win->sp);
     int64_t bytes = window_bytes(&win->w);
