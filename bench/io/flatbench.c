@@ -17,6 +17,10 @@
  *   unordered  irregular's file, and the memory type's pieces in an order
  *              of their own (runs of 64 pieces shuffled: a Hilbert-ordered
  *              decomposition's requests)
+ *   chunks     irregular's pieces as HDF5's linked-chunk collective I/O
+ *              builds them: a struct of one derived type a chunk (a
+ *              contiguous run of doubles, freed once the struct holds it),
+ *              for the file and the memory alike
  * Prints one line a case:
  *   flat case=C blocks=N mpi_set_view_ns=X dup_ns=Y tacio_set_view_ns=Z
  *        tacio_call_ns=W unaccounted_ns=U meta_bytes_per_block=M tacio_list_ns=L
@@ -99,6 +103,29 @@ static MPI_Datatype hindexed(int64_t n, const int *len, const MPI_Aint *disp)
     return t;
 }
 
+/* A struct of one derived type a block, each its own handle. */
+static MPI_Datatype chunked(int64_t n, const int *len, const MPI_Aint *disp)
+{
+    MPI_Datatype *each = calloc((size_t)n, sizeof(MPI_Datatype)), t;
+    int *ones = calloc((size_t)n, sizeof(int));
+    for (int64_t i = 0; i < n; i++) {
+        MPI_Type_contiguous(len[i] / 8, MPI_DOUBLE, &each[i]);
+        ones[i] = 1;
+    }
+    MPI_Type_create_struct((int)n, ones, disp, each, &t);
+    MPI_Type_commit(&t);
+    for (int64_t i = 0; i < n; i++)
+        MPI_Type_free(&each[i]);
+    free(each), free(ones);
+    return t;
+}
+
+/* The case's datatype over (len, disp). */
+static MPI_Datatype case_type(const char *name, int64_t n, const int *len, const MPI_Aint *disp)
+{
+    return strcmp(name, "chunks") ? hindexed(n, len, disp) : chunked(n, len, disp);
+}
+
 /* Each byte holds the low bits of its file offset. */
 static void fill(const struct blocks *b, char *buf)
 {
@@ -165,7 +192,7 @@ static void run_case(const char *dir, const char *name, int64_t n)
     make_case(name, n, &b);
     char path[4096];
     snprintf(path, sizeof path, "%s/flatbench.%s", dir, name);
-    MPI_Datatype ft = hindexed(n, b.len, b.disp), mt = hindexed(n, b.len, b.mem), dup;
+    MPI_Datatype ft = case_type(name, n, b.len, b.disp), mt = case_type(name, n, b.len, b.mem), dup;
     double mpi = mpi_set_view(path, ft);
     double t0 = now();
     MPI_Type_dup(ft, &dup);
@@ -207,17 +234,18 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     if (argc < 3) {
-        fprintf(stderr, "usage: flatbench DIR N [strided|irregular|touching|unordered...]\n");
+        fprintf(stderr,
+                "usage: flatbench DIR N [strided|irregular|touching|unordered|chunks...]\n");
         MPI_Finalize();
         return 2;
     }
-    static const char *const all[] = {"strided", "irregular", "touching", "unordered"};
+    static const char *const all[] = {"strided", "irregular", "touching", "unordered", "chunks"};
     int64_t n = atoll(argv[2]);
     if (argc > 3)
         for (int i = 3; i < argc; i++)
             run_case(argv[1], argv[i], n);
     else
-        for (int i = 0; i < 4; i++)
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++)
             run_case(argv[1], all[i], n);
     MPI_Finalize();
     return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 static int flatten(MPI_Datatype t, struct flat **out);
+static int flatten_named(MPI_Datatype t, struct flat **out);
 
 static int cache_keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT; /* threads flatten at once */
@@ -35,40 +36,64 @@ static int named_flat(MPI_Datatype t, struct flat **out)
     return rc ? rc : flat_finish(&b, lb, extent, out);
 }
 
+/* A type's contents, and its member types flattened. Most types are small
+ * (the members of HDF5's struct of chunks: a contiguous run each), and
+ * theirs fit in the struct itself: no allocation a member. */
+#define CONTENTS_INLINE 8
 struct contents {
     int ni, na, nd, combiner;
     int *ints;
     MPI_Aint *aints;
     MPI_Datatype *types;
-    struct flat **sub; /* flattened types[] */
+    struct flat **sub; /* flattened types[], held; NULL for a struct's member built in place */
+    int ints_in[3 * CONTENTS_INLINE];
+    MPI_Aint aints_in[CONTENTS_INLINE];
+    MPI_Datatype types_in[CONTENTS_INLINE];
+    struct flat *sub_in[CONTENTS_INLINE];
 };
 
 static void contents_free(struct contents *c)
 {
     for (int i = 0; i < c->nd; i++) {
-        flat_free(c->sub ? c->sub[i] : NULL);
+        flat_release(c->sub[i]);
         int ni, na, nd, comb;
         MPI_Type_get_envelope(c->types[i], &ni, &na, &nd, &comb);
         if (comb != MPI_COMBINER_NAMED)
             MPI_Type_free(&c->types[i]);
     }
-    free(c->ints);
-    free(c->aints);
-    free(c->types);
-    free(c->sub);
+    if (c->ints != c->ints_in)
+        free(c->ints);
+    if (c->aints != c->aints_in)
+        free(c->aints);
+    if (c->types != c->types_in)
+        free(c->types);
+    if (c->sub != c->sub_in)
+        free(c->sub);
+}
+
+/* Room for n elements of `size` bytes: the inline array when they fit. */
+static void *room(void *in, int fits, int n, size_t size)
+{
+    return n <= fits ? in : malloc(size * (size_t)n);
 }
 
 static int contents_get(MPI_Datatype t, struct contents *c)
 {
     MPI_Type_get_envelope(t, &c->ni, &c->na, &c->nd, &c->combiner);
-    c->ints = malloc(sizeof(int) * (size_t)(c->ni + 1));
-    c->aints = malloc(sizeof(MPI_Aint) * (size_t)(c->na + 1));
-    c->types = malloc(sizeof(MPI_Datatype) * (size_t)(c->nd + 1));
-    c->sub = xcalloc((size_t)c->nd + 1, sizeof(struct flat *));
-    if (!c->ints || !c->aints || !c->types || !c->sub)
-        return tacio_fail(TACIO_ENOMEM, "out of memory flattening a datatype");
+    c->ints = room(c->ints_in, 3 * CONTENTS_INLINE, c->ni, sizeof(int));
+    c->aints = room(c->aints_in, CONTENTS_INLINE, c->na, sizeof(MPI_Aint));
+    c->types = room(c->types_in, CONTENTS_INLINE, c->nd, sizeof(MPI_Datatype));
+    c->sub = room(c->sub_in, CONTENTS_INLINE, c->nd, sizeof(struct flat *));
+    if (!c->ints || !c->aints || !c->types || !c->sub) {
+        int nd = c->nd;
+        c->nd = 0; /* no member types to free */
+        return tacio_fail(TACIO_ENOMEM, "out of memory decoding a datatype of %d members", nd);
+    }
+    memset(c->sub, 0, sizeof(struct flat *) * (size_t)c->nd);
     MPI_Type_get_contents(t, c->ni, c->na, c->nd, c->ints, c->aints, c->types);
     for (int i = 0; i < c->nd; i++) {
+        if (c->combiner == MPI_COMBINER_STRUCT && c->ints[1 + i] == 1)
+            continue; /* one copy: flat_struct builds it in place */
         int rc = flatten(c->types[i], &c->sub[i]);
         if (rc)
             return rc;
@@ -207,10 +232,37 @@ static int flat_darray(const struct contents *c, struct flat_builder *b)
     return rc;
 }
 
+static int build_by_combiner(const struct contents *c, struct flat_builder *b);
+
+/* t's extents appended at base, built in place rather than flattened into a
+ * flat of its own first: HDF5's linked-chunk I/O hands over a struct of one
+ * derived type a chunk, tens of thousands of them, and a flat each cost
+ * 1.6 us a member (bench/io/flatbench's chunks case). */
+static int append_type(struct flat_builder *b, MPI_Datatype t, int64_t base)
+{
+    int ni, na, nd, comb;
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    if (comb == MPI_COMBINER_NAMED) {
+        struct flat *f;
+        int rc = flatten_named(t, &f);
+        return rc ? rc : flat_append_repeat(b, f, base, 1, f->extent);
+    }
+    struct contents c;
+    int rc = contents_get(t, &c);
+    b->shift += base;
+    if (!rc)
+        rc = build_by_combiner(&c, b);
+    b->shift -= base;
+    contents_free(&c);
+    return rc;
+}
+
 static int flat_struct(const struct contents *c, struct flat_builder *b)
 {
     for (int k = 0; k < c->ints[0]; k++) {
-        int rc = flat_append_repeat(b, c->sub[k], c->aints[k], c->ints[1 + k], c->sub[k]->extent);
+        const struct flat *old = c->sub[k];
+        int rc = old ? flat_append_repeat(b, old, c->aints[k], c->ints[1 + k], old->extent)
+                     : append_type(b, c->types[k], c->aints[k]);
         if (rc)
             return rc;
     }
@@ -230,7 +282,7 @@ static int64_t extents_estimate(const struct contents *c)
     for (int k = 0; k < I[0] && n < cap; k++) {
         const struct flat *old = c->sub[is_struct ? k : 0];
         int64_t count = per_block ? I[1 + k] : I[1];
-        n += flat_dense(old) ? 1 : count * old->n;
+        n += !old ? 1 : flat_dense(old) ? 1 : count * old->n; /* !old: a member built in place */
     }
     return min64(n, cap);
 }
@@ -270,7 +322,7 @@ static int build_by_combiner(const struct contents *c, struct flat_builder *b)
 
 static int flatten_derived(MPI_Datatype t, struct flat **out)
 {
-    struct contents c = {0};
+    struct contents c;
     struct flat_builder b = {0};
     int rc = contents_get(t, &c);
     bool blocks = c.combiner == MPI_COMBINER_INDEXED || c.combiner == MPI_COMBINER_HINDEXED ||
@@ -299,14 +351,17 @@ static int flatten_derived(MPI_Datatype t, struct flat **out)
     return rc;
 }
 
-/* A private copy: callers own what this returns. */
+/* A held flat (flat_release it): a named type's is the process's own. */
 static int flatten(MPI_Datatype t, struct flat **out)
 {
     int ni, na, nd, comb;
     MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-    if (comb == MPI_COMBINER_NAMED)
-        return named_flat(t, out);
-    return flatten_derived(t, out);
+    if (comb != MPI_COMBINER_NAMED)
+        return flatten_derived(t, out);
+    int rc = flatten_named(t, out);
+    if (!rc)
+        flat_hold(*out);
+    return rc;
 }
 
 static void create_keyval(void)

@@ -27,6 +27,7 @@ int flat_append(struct flat_builder *b, int64_t off, int64_t len)
     struct flat *f = &b->f;
     if (len <= 0)
         return 0;
+    off += b->shift;
     if (f->n && f->off[f->n - 1] + f->len[f->n - 1] == off) {
         f->len[f->n - 1] += len;
         return 0;

@@ -40,10 +40,12 @@ static inline bool flat_shares_arrays(const struct flat *a, const struct flat *b
  * extents themselves). */
 bool flat_equal(const struct flat *a, const struct flat *b);
 
-/* Growable builder: append() merges with the previous extent when adjacent. */
+/* Growable builder: append() merges with the previous extent when adjacent.
+ * shift is added to every offset appended (a part built in place at its
+ * displacement in a larger type). */
 struct flat_builder {
     struct flat f;
-    int64_t cap;
+    int64_t cap, shift;
 };
 int flat_append(struct flat_builder *b, int64_t off, int64_t len);
 /* Room for more extents at once (a datatype's block count is known before
