@@ -88,9 +88,10 @@ static const struct opt_def defs[] = {
          "cb_config_list offers; clamped to those, not an error"),
     SIZE("cb_buffer_size", cb_buffer_size, 1, "16m",
          "ROMIO's: an aggregator's window per round, in bytes (at most 1 GiB)"),
-    {"cb_config_list", OPT_TEXT, FIELD(cb_config_list), 0, "*:1", NULL, check_config_list,
+    {"cb_config_list", OPT_TEXT, FIELD(cb_config_list), 0, NULL, NULL, check_config_list,
      "ROMIO's: which ranks may aggregate, NAME[:N|:*],... with host names or *; a list "
-     "no host matches falls back to *:1"},
+     "no host matches falls back to *:1; unset: *:1 (ROMIO's), but every rank (*:*) where "
+     "the engine finds the job on one host and the file in its page cache"},
     SIZE("striping_unit", striping_unit, 1, NULL,
          "ROMIO's: the file system's stripe size; file domains are aligned to it"),
     SIZE("striping_factor", striping_factor, 1, NULL,

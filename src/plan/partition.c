@@ -91,7 +91,7 @@ int partition_stripes(const struct plan_ctx *ctx, int n, struct partition *out)
  * program must run under both. */
 static int ranklist_capped(const struct plan_ctx *ctx, int64_t cap, int **out)
 {
-    int n = cb_config_ranklist(ctx->topo, ctx->h->cb_config_list, cap, out);
+    int n = cb_config_ranklist(ctx->topo, cb_config_of(ctx->h), cap, out);
     if (n == 0) {
         free(*out);
         n = cb_config_ranklist(ctx->topo, "*:1", cap, out);

@@ -299,6 +299,11 @@ int ranklist_count(const struct plan_ctx *ctx, int64_t cap);
 /* The list's ranks, in order, at most cap (<= 0: every rank); 0 when no
  * host answers to it. cb_config_check: 0 when the list parses. */
 int cb_config_ranklist(const struct tacio_topo *t, const char *list, int64_t cap, int **out);
+/* The hints' cb_config_list, ROMIO's default "*:1" when unset. */
+static inline const char *cb_config_of(const struct tacio_hints *h)
+{
+    return h->cb_config_list[0] ? h->cb_config_list : "*:1";
+}
 int cb_config_check(const char *list);
 
 /* assignment solvers */
