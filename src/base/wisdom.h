@@ -78,6 +78,12 @@ int wisdom_put(struct wisdom *w, const struct wisdom_entry *e);
 void wisdom_remove(struct wisdom *w, int i);
 void wisdom_free(struct wisdom *w);
 
+/* Whether e (NULL: nothing remembered) is settled: its choice is run, no
+ * candidate is left to time. */
+static inline bool wisdom_settled(const struct wisdom_entry *e)
+{
+    return e && !e->left;
+}
 /* Where choice is in e's tried (its seconds: e->secs[i]), or -1. */
 int wisdom_tried(const struct wisdom_entry *e, const char *choice);
 /* Adds (or times again) choice at secs, and makes the fastest tried e's

@@ -26,7 +26,7 @@ static const struct wisdom_entry *remembered(struct call *c, const int64_t *all,
 /* Whether the call runs the settled choice e remembers. */
 static bool runs_settled(const struct wisdom_entry *e, const char *choice)
 {
-    return e && !e->left && !strcmp(choice, e->choice);
+    return wisdom_settled(e) && !strcmp(choice, e->choice);
 }
 
 /* The path auto's trial or remembered choice e takes (call_planning.path):

@@ -282,7 +282,7 @@ static int64_t extents_estimate(const struct contents *c)
     for (int k = 0; k < I[0] && n < cap; k++) {
         const struct flat *old = c->sub[is_struct ? k : 0];
         int64_t count = per_block ? I[1 + k] : I[1];
-        n += !old ? 1 : flat_dense(old) ? 1 : count * old->n; /* !old: a member built in place */
+        n += !old || flat_dense(old) ? 1 : count * old->n; /* !old: a member built in place */
     }
     return min64(n, cap);
 }

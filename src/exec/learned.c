@@ -187,7 +187,7 @@ void learned_first_call(struct learned *l, const struct wisdom_key *k, const cha
     char name[32];
     int64_t per_host;
     bool nodes;
-    if (!l->path || (known && !known->left) ||
+    if (!l->path || wisdom_settled(known) ||
         !wisdom_choice_parse(choice, name, sizeof name, &per_host, &nodes))
         return;
     struct wisdom_entry *e = found_entry(l, k);

@@ -168,7 +168,7 @@ static int default_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     int rc = plan_run(&sub, strategy_find("romio"), out);
     if (!rc) {
         snprintf((*out)->detail, sizeof(*out)->detail, "%s: the default, romio",
-                 !ctx->trial && ctx->recalled && !ctx->recalled->left ? "learned" : "trial");
+                 !ctx->trial && wisdom_settled(ctx->recalled) ? "learned" : "trial");
         snprintf((*out)->strategy, sizeof(*out)->strategy, "auto");
         snprintf((*out)->choice, sizeof(*out)->choice, "default");
     }
@@ -292,10 +292,10 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     if (ctx->trial == 1)
         return default_plan(ctx, out);
     const struct wisdom_entry *e = ctx->trial == 0 ? ctx->recalled : NULL;
-    int rc = e && !e->left ? learned_plan(ctx, out) : 1;
+    int rc = wisdom_settled(e) ? learned_plan(ctx, out) : 1;
     if (rc <= 0)
         return rc;
-    if (e && e->left)
+    if (e && !wisdom_settled(e))
         return untried_plan(ctx, out);
     int j = ctx->trial >= 2 ? ctx->trial - 2 : 0;
     struct plan_ctx summary = *ctx;
