@@ -207,6 +207,58 @@ static void test_auto(void)
     test_job_free(&j);
 }
 
+/* The default's every-rank count (cb_config_list *:*, the engine's rule on
+ * one host) is one of auto's: on one host of 8 ranks, where the model rates
+ * more aggregators faster, auto runs at least as many as the default. */
+static void test_auto_every_rank(void)
+{
+    struct test_job j = job("cube:n=64", 8, "flat:nodes=1,cores=8", "block");
+    struct tacio_plan *a = plan(&j, "auto");
+    CHECK(a->m.naggs <= 4); /* ROMIO's *:1 default: 1, 2 or 4 a host */
+    tacio_plan_free(a);
+    CHECK_EQ(tacio_hints_set(j.h, "cb_config_list", "*:*"), 0);
+    struct tacio_plan *d = plan(&j, "romio");
+    a = plan(&j, "auto");
+    CHECK_EQ(d->m.naggs, 8);
+    CHECK_EQ(a->m.naggs, 8);
+    CHECK(a->m.model_seconds <= d->m.model_seconds);
+    CHECK(strstr(a->detail, "8 aggregator(s) per host") != NULL);
+    tacio_plan_free(a);
+    tacio_plan_free(d);
+    test_job_free(&j);
+}
+
+/* auto's trials (ctx->trial 2, 3, ...: its pick, then its runners-up) time
+ * only candidates the model rates within AUTO_TRY_BAND (1.5x) of its pick:
+ * the last one says so (last_candidate), and none after it is rated beyond.
+ * The job holds such candidates (romio at one aggregator, rated ~8x). */
+static void test_auto_trial_band(void)
+{
+    struct test_job j = job("cube:n=64", 8, "flat:nodes=1,cores=8", "block");
+    CHECK_EQ(tacio_hints_set(j.h, "cb_config_list", "*:1"), 0);
+    struct tacio_plan *one = plan(&j, "romio");
+    CHECK_EQ(tacio_hints_set(j.h, "cb_config_list", "*:*"), 0);
+    CHECK_EQ(tacio_hints_set(j.h, "tacio_strategy", "auto"), 0);
+    struct plan_ctx ctx = {.pat = j.p, .topo = j.t, .h = j.h};
+    pattern_range(j.p, &ctx.lo, &ctx.hi);
+    double pick = 0;
+    bool ended = false;
+    for (ctx.trial = 2; ctx.trial < 2 + AUTO_TRIALS_MAX && !ended; ctx.trial++) {
+        struct tacio_plan *p = NULL;
+        CHECK_EQ(strategy_find("auto")->plan(&ctx, &p), 0);
+        if (!p)
+            break;
+        pick = ctx.trial == 2 ? p->m.model_seconds : pick;
+        CHECK(p->m.model_seconds <= 1.5 * pick);
+        ended = p->last_candidate;
+        tacio_plan_free(p);
+    }
+    CHECK(ended);
+    CHECK(one->m.model_seconds > 1.5 * pick); /* a candidate the band leaves out */
+    tacio_plan_free(one);
+    test_job_free(&j);
+}
+
 static void test_hints(void)
 {
     struct tacio_hints *h;
@@ -302,6 +354,8 @@ int main(int argc, char **argv)
     test_mccio_default_slots();
     test_tsujita_order();
     test_auto();
+    test_auto_every_rank();
+    test_auto_trial_band();
     test_hints();
     test_cb_config_list();
     return check_report("test_strategies");

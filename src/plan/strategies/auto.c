@@ -1,5 +1,6 @@
 /* auto: plan the job with each candidate strategy (auto_candidate in the
- * registry) at 1, 2 and 4 aggregators per host
+ * registry) at 1, 2 and 4 aggregators per host, and at every rank of a
+ * host where the default lets every rank aggregate (candidate_counts),
  * and keep the plan the cost model (metrics.c, docs/strategies.md) rates fastest.
  * The TATP paper leaves choosing the aggregator count as future work; the
  * model makes that choice explicit and reproducible.
@@ -19,6 +20,35 @@
 #include <string.h>
 
 static const int per_host[] = {1, 2, 4};
+#define AUTO_COUNTS (sizeof per_host / sizeof *per_host + 1)
+
+/* The most ranks any host of the job holds. */
+static int busiest_host(const struct tacio_topo *t)
+{
+    int most = 1;
+    int *n = xcalloc((size_t)t->nhosts, sizeof *n);
+    for (int r = 0; n && r < t->nprocs; r++)
+        most = ++n[t->rank_host[r]] > most ? n[t->rank_host[r]] : most;
+    free(n);
+    return most;
+}
+
+/* The aggregator counts a host auto rates: per_host, and every rank of the
+ * busiest host when the hints let every rank aggregate (cb_config_list
+ * "*:*", the engine's default on one host whose file is in its page cache,
+ * src/exec/api.c): a count the default runs must be one auto can choose
+ * (bench/io at 8 ranks on one host: without it auto ran up to 1.6x behind
+ * the default on 16 of 48 rows). Returns how many, each counted once. */
+static int candidate_counts(const struct plan_ctx *ctx, int out[AUTO_COUNTS])
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof per_host / sizeof *per_host; i++)
+        out[n++] = per_host[i];
+    int all = strcmp(ctx->h->cb_config_list, "*:*") ? 0 : busiest_host(ctx->topo);
+    if (all > per_host[n - 1])
+        out[n++] = all;
+    return n;
+}
 
 /* A candidate replaces the best so far only when the model rates it this
  * much faster: gains below the model's resolution are noise (bench/smpi
@@ -26,8 +56,17 @@ static const int per_host[] = {1, 2, 4};
  * so auto leaves ROMIO's plan, and then fewer aggregators per host, only
  * for a clear predicted gain: a choice that cannot lose by more than the
  * margin the model misjudges. Candidates come in registry order, romio
- * first, and each strategy at 1, 2, then 4 per host. */
+ * first, and each strategy at 1, 2, 4 per host, then every rank. */
 #define AUTO_MARGIN 0.05
+/* The model's runners-up are timed only while it rates them within this
+ * factor of its pick. Its absolute times are off by 10x and more at small
+ * sizes, and candidates it rates within a few percent run up to 3x apart
+ * (so those are timed, not trusted); but a candidate rated this much slower
+ * has fewer aggregators sharing the copies or more bytes on the busiest
+ * link, and ran slower wherever we timed one: at 8 ranks on MPICH 5,
+ * collperf's latp at 4 a host, rated 1.7x the pick, measured 1.5-2.1x, and
+ * its trial call cost auto a fifth of a five-call run against the default. */
+#define AUTO_TRY_BAND 1.5
 
 static int run_candidate(const struct plan_ctx *ctx, const struct tacio_strategy *s, int k,
                          struct tacio_plan **out)
@@ -105,13 +144,12 @@ static void consider(struct ranking *r, struct tacio_plan *p, struct choice c)
  * the ranks' own messages are small. */
 static int rank_candidates(const struct plan_ctx *ctx, struct ranking *r)
 {
-    int rc = 0;
+    int rc = 0, counts[AUTO_COUNTS], ncounts = candidate_counts(ctx, counts);
     const struct tacio_strategy *s;
     for (int i = 0; (s = strategy_at(i)) && !rc; i++)
-        for (size_t k = 0; s->auto_candidate && k < sizeof per_host / sizeof *per_host && !rc;
-             k++) {
+        for (int k = 0; s->auto_candidate && k < ncounts && !rc; k++) {
             struct tacio_plan *p, *v = NULL;
-            struct choice c = {s, per_host[k], false};
+            struct choice c = {s, counts[k], false};
             rc = run_candidate(ctx, s, c.k, &p);
             if (!rc && ctx->may_aggregate_nodes)
                 rc = plan_node_aggregated(ctx, p, &v);
@@ -173,6 +211,12 @@ static int default_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
         snprintf((*out)->choice, sizeof(*out)->choice, "default");
     }
     return rc;
+}
+
+/* Whether the ranking's candidate j is one to time (AUTO_TRY_BAND). */
+static bool in_band(const struct ranking *r, int j)
+{
+    return j < r->n && r->plan[j]->m.model_seconds <= AUTO_TRY_BAND * r->plan[0]->m.model_seconds;
 }
 
 /* c as a wisdom file names it (tacio_plan.choice). */
@@ -272,7 +316,7 @@ static int untried_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     struct ranking r = {.keep = AUTO_TRIALS_MAX};
     int rc = rank_candidates(&summary, &r), next = 0;
     char name[WISDOM_CHOICE];
-    for (int j = 0; !rc && j < r.n; j++) {
+    for (int j = 0; !rc && j < r.n && in_band(&r, j); j++) {
         choice_name(r.choice[j], name, sizeof name);
         if (wisdom_tried(ctx->recalled, name) < 0) {
             next = j;
@@ -303,7 +347,7 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     /* one more kept than asked for: whether a later trial has a candidate */
     struct ranking r = {.keep = j + 2 < AUTO_TRIALS_MAX ? j + 2 : AUTO_TRIALS_MAX};
     rc = rank_candidates(&summary, &r);
-    bool last = r.n < j + 2;
+    bool last = r.n < j + 2 || !in_band(&r, j + 1);
     if (!rc)
         rc = ranked_plan(ctx, &r, j, out);
     if (!rc)
