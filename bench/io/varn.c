@@ -10,10 +10,18 @@
  * MPI_File_write_all carries every piece. Then the same pieces are read
  * back the same way and checked, and the file is checked with POSIX reads
  * at each variable's offset (ncmpi_inq_varoffset) against the closed form.
+ *
+ * With "list" PnetCDF only defines the file (header, variables' offsets)
+ * and the data goes through tacio's list API, as a library that hands its
+ * flattened requests to tacio would send them (PnetCDF hands its own to
+ * GIO): each rank sorts its chunks by column once, lists its pieces in
+ * file order (variable, level, column), packs them
+ * big-endian, and makes one tacio_file_write_list_all; reads the reverse.
+ * The timed part is all of that, as wait_all's is all of PnetCDF's work.
  * Prints on rank 0:
- *   varn ranks=P pieces_per_rank=K bytes=B write_s=W read_s=R wrong=N
- * (W, R: the slowest rank's wait_all, the best of REPS).
- * usage: varn FILE NCOL [REPS] */
+ *   varn ranks=P path=varn|list pieces_per_rank=K bytes=B write_s=W read_s=R wrong=N
+ * (W, R: the slowest rank's wait_all, or list call, the best of REPS).
+ * usage: varn FILE NCOL [REPS [list]] */
 #include <fcntl.h>
 #include <mpi.h>
 #include <pnetcdf.h>
@@ -21,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tacio.h>
 #include <unistd.h>
 
 #define NVARS 4
@@ -124,14 +133,14 @@ static double transfer(int nc, const int *vars, const struct decomp *d, struct a
 
 /* POSIX reads of every variable against the closed form, each rank a
  * share of the levels. */
-static long check_file(const char *path, int nc, const int *vars, MPI_Offset ncol, int rank, int np)
+static long check_file(const char *path, const MPI_Offset *varoff, MPI_Offset ncol, int rank,
+                       int np)
 {
     long wrong = 0;
     int fd = open(path, O_RDONLY);
     double *row = malloc(sizeof(double) * (size_t)ncol);
     for (int v = 0; v < NVARS; v++) {
-        MPI_Offset off;
-        fail_nc(ncmpi_inq_varoffset(nc, vars[v], &off), "inq_varoffset");
+        MPI_Offset off = varoff[v];
         for (MPI_Offset lev = rank; lev < NLEV; lev += np) {
             ssize_t want = (ssize_t)(sizeof(double) * (size_t)ncol);
             if (fd < 0 || pread(fd, row, (size_t)want, off + lev * want) != want) {
@@ -154,6 +163,116 @@ static long check_file(const char *path, int nc, const int *vars, MPI_Offset nco
     return wrong;
 }
 
+/* The list API's arguments: this rank's pieces in file order, where each
+ * starts in the variables' request-order buffers, and the packed data. */
+struct list {
+    MPI_Offset n, *off, *len, *var, *at; /* at: the piece's first double in buf[var] */
+    double *packed;
+};
+
+static const struct decomp *by_column_of; /* qsort has no context argument */
+
+static int by_column(const void *a, const void *b)
+{
+    MPI_Offset x = by_column_of->col[*(const MPI_Offset *)a];
+    MPI_Offset y = by_column_of->col[*(const MPI_Offset *)b];
+    return (x > y) - (x < y);
+}
+
+/* The pieces of every variable in file order: variables, then levels, then
+ * columns (the chunks sorted once by column, not the pieces: a library
+ * knows its layout). Touching pieces stay apart; tacio merges them. */
+static void list_build(const struct decomp *d, const MPI_Offset *varoff, MPI_Offset ncol,
+                       struct list *l)
+{
+    MPI_Offset *order = malloc(sizeof(MPI_Offset) * (size_t)(d->nchunks + 1));
+    MPI_Offset *base = malloc(sizeof(MPI_Offset) * (size_t)(d->nchunks + 1));
+    for (MPI_Offset i = 0, at = 0; i < d->nchunks; i++)
+        order[i] = i, base[i] = at, at += d->width[i] * NLEV; /* requests()'s layout */
+    by_column_of = d;
+    qsort(order, (size_t)d->nchunks, sizeof *order, by_column);
+    l->n = 0;
+    for (int v = 0; v < NVARS; v++)
+        for (MPI_Offset lev = 0; lev < NLEV; lev++)
+            for (MPI_Offset k = 0; k < d->nchunks; k++) {
+                MPI_Offset i = order[k], n = l->n;
+                l->off[n] = varoff[v] + 8 * (lev * ncol + d->col[i]);
+                l->len[n] = 8 * d->width[i];
+                l->var[n] = v, l->at[n] = base[i] + lev * d->width[i];
+                l->n++;
+            }
+    free(order);
+    free(base);
+}
+
+static void swap_copy(double *to, const double *from, MPI_Offset n)
+{
+    for (MPI_Offset k = 0; k < n; k++) {
+        uint64_t u;
+        memcpy(&u, &from[k], 8);
+        u = __builtin_bswap64(u);
+        memcpy(&to[k], &u, 8);
+    }
+}
+
+static void fail_tacio(int err, const char *what)
+{
+    if (err != MPI_SUCCESS) {
+        char msg[TACIO_MAX_ERROR_STRING];
+        int len;
+        tacio_error_get_string(err, msg, &len);
+        fprintf(stderr, "varn: %s: %s\n", what, msg);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+/* One collective of every piece through tacio's list API, the pieces
+ * listed and packed (or unpacked) inside the timed part. */
+static double list_transfer(tacio_file_t fh, const struct decomp *d, const MPI_Offset *varoff,
+                            MPI_Offset ncol, struct list *l, struct args *a, int write)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    list_build(d, varoff, ncol, l);
+    MPI_Offset at = 0;
+    for (MPI_Offset k = 0; write && k < l->n; at += l->len[k++] / 8)
+        swap_copy(l->packed + at, a->buf[l->var[k]] + l->at[k], l->len[k] / 8);
+    fail_tacio(
+        write ? tacio_file_write_list_all(fh, l->n, l->off, l->len, l->packed, MPI_STATUS_IGNORE)
+              : tacio_file_read_list_all(fh, l->n, l->off, l->len, l->packed, MPI_STATUS_IGNORE),
+        write ? "write_list_all" : "read_list_all");
+    for (MPI_Offset k = 0; !write && k < l->n; at += l->len[k++] / 8)
+        swap_copy(a->buf[l->var[k]] + l->at[k], l->packed + at, l->len[k] / 8);
+    double t = MPI_Wtime() - t0, slowest;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+/* The list path's reps in one direction, on a file opened for them: the
+ * best of reps. */
+static double list_reps(const char *path, const struct decomp *d, const MPI_Offset *varoff,
+                        MPI_Offset ncol, struct args *a, int reps, int write)
+{
+    MPI_Offset n = d->nchunks * NLEV * NVARS + 1;
+    struct list l = {0};
+    l.off = malloc(sizeof(MPI_Offset) * 4 * (size_t)n);
+    l.len = l.off + n, l.var = l.len + n, l.at = l.var + n;
+    l.packed = malloc(sizeof(double) * (size_t)(d->ncells * NVARS + 1));
+    tacio_file_t fh;
+    double best = 1e30;
+    fail_tacio(tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh), "open");
+    for (int i = 0; i < reps; i++) {
+        for (int v = 0; !write && v < NVARS; v++)
+            memset(a->buf[v], 0, sizeof(double) * (size_t)d->ncells);
+        double t = list_transfer(fh, d, varoff, ncol, &l, a, write);
+        best = t < best ? t : best;
+    }
+    fail_tacio(tacio_file_close(&fh), "close");
+    free(l.off);
+    free(l.packed);
+    return best;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -162,12 +281,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (argc < 3) {
         if (!rank)
-            fprintf(stderr, "usage: varn FILE NCOL [REPS]\n");
+            fprintf(stderr, "usage: varn FILE NCOL [REPS [list]]\n");
         MPI_Finalize();
         return 2;
     }
     MPI_Offset ncol = atoll(argv[2]);
     int reps = argc > 3 ? atoi(argv[3]) : 3;
+    int list = argc > 4 && !strcmp(argv[4], "list");
     struct decomp d;
     decompose(ncol, rank, np, &d);
     MPI_Offset n = d.nchunks * NLEV;
@@ -192,20 +312,32 @@ int main(int argc, char **argv)
         fail_nc(ncmpi_def_var(nc, name, NC_DOUBLE, 2, dims, &vars[v]), "def_var");
     }
     fail_nc(ncmpi_enddef(nc), "enddef");
+    MPI_Offset varoff[NVARS];
+    for (int v = 0; v < NVARS; v++)
+        fail_nc(ncmpi_inq_varoffset(nc, vars[v], &varoff[v]), "inq_varoffset");
     double w = 1e30, r = 1e30;
     long wrong = 0;
-    for (int i = 0; i < reps; i++) {
-        double t = transfer(nc, vars, &d, &a, 1);
-        w = t < w ? t : w;
-    }
-    fail_nc(ncmpi_sync(nc), "sync");
-    MPI_Barrier(MPI_COMM_WORLD);
-    wrong += check_file(argv[1], nc, vars, ncol, rank, np);
-    for (int i = 0; i < reps; i++) {
-        for (int v = 0; v < NVARS; v++)
-            memset(a.buf[v], 0, sizeof(double) * (size_t)d.ncells);
-        double t = transfer(nc, vars, &d, &a, 0);
-        r = t < r ? t : r;
+    if (list) { /* PnetCDF's header only: the data through tacio's list API */
+        fail_nc(ncmpi_close(nc), "close");
+        w = list_reps(argv[1], &d, varoff, ncol, &a, reps, 1);
+        MPI_Barrier(MPI_COMM_WORLD);
+        wrong += check_file(argv[1], varoff, ncol, rank, np);
+        r = list_reps(argv[1], &d, varoff, ncol, &a, reps, 0);
+    } else {
+        for (int i = 0; i < reps; i++) {
+            double t = transfer(nc, vars, &d, &a, 1);
+            w = t < w ? t : w;
+        }
+        fail_nc(ncmpi_sync(nc), "sync");
+        MPI_Barrier(MPI_COMM_WORLD);
+        wrong += check_file(argv[1], varoff, ncol, rank, np);
+        for (int i = 0; i < reps; i++) {
+            for (int v = 0; v < NVARS; v++)
+                memset(a.buf[v], 0, sizeof(double) * (size_t)d.ncells);
+            double t = transfer(nc, vars, &d, &a, 0);
+            r = t < r ? t : r;
+        }
+        fail_nc(ncmpi_close(nc), "close");
     }
     for (int v = 0; v < NVARS; v++) { /* the read buffers against the closed form */
         double *want = malloc(sizeof(double) * (size_t)(d.ncells + 1));
@@ -214,14 +346,15 @@ int main(int argc, char **argv)
             wrong += memcmp(&want[k], &a.buf[v][k], sizeof(double)) != 0;
         free(want);
     }
-    fail_nc(ncmpi_close(nc), "close");
     long all_wrong;
     MPI_Reduce(&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     long long pieces = (long long)n * NVARS, most;
     MPI_Reduce(&pieces, &most, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     if (!rank)
-        printf("varn ranks=%d pieces_per_rank=%lld bytes=%lld write_s=%.6f read_s=%.6f wrong=%ld\n",
-               np, most, (long long)(8 * NVARS * NLEV * ncol), w, r, all_wrong);
+        printf("varn ranks=%d path=%s pieces_per_rank=%lld bytes=%lld write_s=%.6f read_s=%.6f "
+               "wrong=%ld\n",
+               np, list ? "list" : "varn", most, (long long)(8 * NVARS * NLEV * ncol), w, r,
+               all_wrong);
     MPI_Finalize();
     return all_wrong != 0;
 }

@@ -465,8 +465,24 @@ int tacio_file_read_at_all(tacio_file_t f, MPI_Offset off, void *buf, MPI_Count 
     return collective(f, true, off, buf, count, dt, st, false);
 }
 
+/* Piece i of a list, checked against the end of the one before: the
+ * reason it cannot be a view's (tacio_fail), or 0. */
+static int list_piece_check(MPI_Count i, MPI_Offset off, MPI_Offset len, int64_t end)
+{
+    if (off < 0 || len < 0)
+        return tacio_fail(TACIO_EINVAL, "piece %lld: offset %lld, length %lld", (long long)i,
+                          (long long)off, (long long)len);
+    if (off < end)
+        return tacio_fail(TACIO_EINVAL,
+                          "piece %lld at %lld overlaps or precedes the one "
+                          "before (ending at %lld): pieces must be sorted and disjoint",
+                          (long long)i, (long long)off, (long long)end);
+    return 0;
+}
+
 /* The list's extents as a flat (a filetype of one tile); *total its bytes.
- * TACIO_EINVAL with the reason for a list MPI-IO could not take as a view. */
+ * TACIO_EINVAL with the reason for a list MPI-IO could not take as a view.
+ * One pass checks and builds (a million pieces are read once). */
 static int list_flat(MPI_Count n, const MPI_Offset *off, const MPI_Offset *len, struct flat **out,
                      int64_t *total)
 {
@@ -475,21 +491,13 @@ static int list_flat(MPI_Count n, const MPI_Offset *off, const MPI_Offset *len, 
     *total = 0;
     if (n < 0 || (n > 0 && (!off || !len)))
         return tacio_fail(TACIO_EINVAL, "a list of %lld pieces without its arrays", (long long)n);
-    for (MPI_Count i = 0; i < n; i++) {
-        if (off[i] < 0 || len[i] < 0)
-            return tacio_fail(TACIO_EINVAL, "piece %lld: offset %lld, length %lld", (long long)i,
-                              (long long)off[i], (long long)len[i]);
-        if (off[i] < end)
-            return tacio_fail(TACIO_EINVAL,
-                              "piece %lld at %lld overlaps or precedes the one "
-                              "before (ending at %lld): pieces must be sorted and disjoint",
-                              (long long)i, (long long)off[i], (long long)end);
+    int rc = flat_reserve(&b, n);
+    for (MPI_Count i = 0; !rc && i < n; i++) {
+        rc = list_piece_check(i, off[i], len[i], end);
         end = len[i] ? off[i] + len[i] : end;
         *total += len[i];
+        rc = rc ? rc : flat_append(&b, off[i], len[i]);
     }
-    int rc = flat_reserve(&b, n);
-    for (MPI_Count i = 0; !rc && i < n; i++)
-        rc = flat_append(&b, off[i], len[i]);
     if (!rc && b.f.n == 0) /* nothing: a one-byte tile this rank never touches */
         rc = flat_append(&b, 0, 1);
     if (rc) {
