@@ -69,11 +69,7 @@ static void mpi_of(char *out, size_t cap)
 /* The job's hosts and the most ranks one of them runs. */
 static void hosts_of(const struct tacio_topo *t, int64_t *hosts, int64_t *per_host)
 {
-    int *count = xcalloc((size_t)t->nhosts + 1, sizeof *count);
-    *hosts = t->nused_hosts, *per_host = 0;
-    for (int r = 0; count && r < t->nprocs; r++)
-        *per_host = max64(*per_host, ++count[t->rank_host[r]]);
-    free(count);
+    *hosts = t->nused_hosts, *per_host = topo_busiest_host_ranks(t);
 }
 
 static void say(const struct learned *l, const char *what)

@@ -144,6 +144,16 @@ int tacio_topo_place(struct tacio_topo *t, const char *placement, int nprocs)
     return rc ? rc : index_hosts(t);
 }
 
+int topo_busiest_host_ranks(const struct tacio_topo *t)
+{
+    int most = 0;
+    int *count = xcalloc((size_t)t->nhosts + 1, sizeof *count);
+    for (int r = 0; count && r < t->nprocs; r++)
+        most = ++count[t->rank_host[r]] > most ? count[t->rank_host[r]] : most;
+    free(count);
+    return most;
+}
+
 int topo_host_ranks(const struct tacio_topo *t, int **ptr_out, int **ranks_out)
 {
     int *ptr = xcalloc((size_t)t->nhosts + 1, sizeof(int));

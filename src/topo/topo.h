@@ -78,6 +78,9 @@ int topo_place_hosts(struct tacio_topo *t, int nprocs, const int *host_of, int n
 int topo_place_named(struct tacio_topo *t, int nprocs, const int *host_of, int nhosts,
                      const char *names, size_t stride);
 
+/* The most ranks one host of the placed job runs (0 with no rank, or out
+ * of memory). */
+int topo_busiest_host_ranks(const struct tacio_topo *t);
 /* Ranks of each host in increasing order: host h has ranks[ptr[h] .. ptr[h+1]). */
 int topo_host_ranks(const struct tacio_topo *t, int **ptr, int **ranks);
 

@@ -22,17 +22,6 @@
 static const int per_host[] = {1, 2, 4};
 #define AUTO_COUNTS (sizeof per_host / sizeof *per_host + 1)
 
-/* The most ranks any host of the job holds. */
-static int busiest_host(const struct tacio_topo *t)
-{
-    int most = 1;
-    int *n = xcalloc((size_t)t->nhosts, sizeof *n);
-    for (int r = 0; n && r < t->nprocs; r++)
-        most = ++n[t->rank_host[r]] > most ? n[t->rank_host[r]] : most;
-    free(n);
-    return most;
-}
-
 /* The aggregator counts a host auto rates: per_host, and every rank of the
  * busiest host when the hints let every rank aggregate (cb_config_list
  * "*:*", the engine's default on one host whose file is in its page cache,
@@ -44,7 +33,7 @@ static int candidate_counts(const struct plan_ctx *ctx, int out[AUTO_COUNTS])
     int n = 0;
     for (size_t i = 0; i < sizeof per_host / sizeof *per_host; i++)
         out[n++] = per_host[i];
-    int all = strcmp(ctx->h->cb_config_list, "*:*") ? 0 : busiest_host(ctx->topo);
+    int all = strcmp(ctx->h->cb_config_list, "*:*") ? 0 : topo_busiest_host_ranks(ctx->topo);
     if (all > per_host[n - 1])
         out[n++] = all;
     return n;
