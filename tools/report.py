@@ -105,7 +105,7 @@ class Inputs:
         if int(s.get("trial", 0)) > 0 and int(s.get("predicted_us", 0)) > 0:
             self.trials.append(dict(trial=int(s["trial"]), op=s["op"], procs=run["procs"],
                                     predicted=int(s["predicted_us"]) * 1e-6,
-                                    measured=int(s["call_us"]) * 1e-6))
+                                    measured=int(s.get("move_us", s["call_us"])) * 1e-6))
 
     def add_bench(self, b):
         """One bench/smpi run: a write and a read of the same job."""

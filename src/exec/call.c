@@ -44,7 +44,14 @@ static void peaks_to_stats(const struct call *c, struct tacio_stats *s)
     s->meta_bytes = c->use.meta_peak;
     s->peak_buffer_bytes = c->use.staged_peak;
     s->node_aggregated = c->use.node_aggregated;
-    s->call_us = c->use.agreed ? c->use.call_us : (int64_t)((backend_clock() - c->t0) * 1e6);
+    if (c->use.agreed) {
+        s->call_us = c->use.call_us;
+        s->move_us = c->use.move_us;
+        return;
+    }
+    s->call_us = (int64_t)((backend_clock() - c->t0) * 1e6);
+    s->move_us = s->call_us - (int64_t)((c->t[ST_PLAN] + c->t[ST_ROUTE]) * 1e6);
+    s->move_us = s->move_us > 0 ? s->move_us : 0;
 }
 
 /* The max-scope rows, in table order, found once: every call agrees on
@@ -80,6 +87,7 @@ void peaks_set(struct call *c, const int64_t v[NPEAKS])
     c->use.staged_peak = s.peak_buffer_bytes;
     c->use.node_aggregated = s.node_aggregated;
     c->use.call_us = s.call_us;
+    c->use.move_us = s.move_us;
 }
 
 int call_agree_last(struct call *c, int local)

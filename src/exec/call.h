@@ -25,6 +25,8 @@ struct call_planning {
     int trial;            /* auto's trial this call runs (plan_ctx.trial; 0: none) */
     bool learned;         /* auto ran a choice its wisdom file remembered (every rank) */
     bool last_candidate;  /* auto's ranking has no candidate after this trial's (every rank) */
+    bool model_pick;      /* auto planned its model's pick (every rank)... */
+    bool pick_is_default; /* ...which the default plans alike (every rank) */
     /* rank 0: the path auto's trial or wisdom takes where the hints leave
      * it automatic (PATH_RULE: the hints' rule decides) */
     enum call_path path;
@@ -49,6 +51,7 @@ struct call_usage {
     int64_t meta, meta_peak, staged, staged_peak;
     int64_t node_aggregated; /* this rank led its node's access */
     int64_t call_us;         /* the call so far, microseconds (agreed: the slowest rank's) */
+    int64_t move_us;         /* call_us less planning and routing (st2, st3) */
     bool agreed;             /* the last agreement took the maxima */
 };
 

@@ -24,6 +24,18 @@ static void trials_start(struct call *c)
     trials_reset(&c->f->trials[c->is_write], on ? f->hints.auto_trials : 0, independent);
 }
 
+/* Whether the call's new schedule is kept for the next call: not a node
+ * aggregation, nor a call with nothing to move (no rounds were laid out,
+ * and a kept schedule is run by its rounds). Every rank decides alike: the
+ * call succeeded everywhere, and whether a node aggregated is a maximum
+ * every rank agreed on. */
+static bool schedule_keepable(const struct call *c)
+{
+    const struct sched *s = c->s;
+    return !c->reused && s && s != &c->stub && !c->use.node_aggregated &&
+           (s->independent || s->rounds_state);
+}
+
 /* A successful call's outcome, for the trials; on rank 0, a settled choice
  * for the wisdom file. */
 static void trials_after(struct call *c)
@@ -34,26 +46,33 @@ static void trials_after(struct call *c)
                                                     : "no plan";
     struct trial_outcome o = {.trial = c->planning.trial,
                               .reused = c->reused,
-                              .slowest = (double)c->use.call_us * 1e-6,
+                              .slowest = (double)c->use.move_us * 1e-6,
                               .predicted = plan ? plan->m.model_seconds : 0,
                               .label = label,
                               .choice = c->planning.choice,
                               .learned = c->planning.learned,
                               .independent = c->s && c->s->independent,
                               .last_candidate = c->planning.last_candidate,
+                              .model_pick = c->planning.model_pick,
+                              .pick_is_default = c->planning.pick_is_default,
+                              .kept = schedule_keepable(c) && !c->s->independent,
+                              .keepable = schedule_keepable(c),
                               .rank = c->f->rank,
                               .path = c->f->path,
                               .op = c->is_write ? "write" : "read"};
     struct trials *t = &c->f->trials[c->is_write];
+    if (!c->reused) { /* a trial settled on a kept schedule keys nothing itself */
+        t->keyed = c->planning.keyed;
+        t->key = c->planning.key;
+    }
     bool settled = trials_record(t, &o);
     struct learned *l = &c->f->learned;
-    if (!c->planning.keyed)
+    if (!t->keyed)
         return;
     if (settled)
-        learned_settled(l, &c->planning.key, t->n, t->choice, t->secs);
+        learned_settled(l, &t->key, t->n, t->choice, t->secs);
     else if (!c->reused && !o.trial && !o.learned) /* a shape's first call */
-        learned_first_call(l, &c->planning.key, o.choice, o.slowest,
-                           (int)c->f->hints.auto_trials + 1);
+        learned_first_call(l, &t->key, o.choice, o.slowest, (int)c->f->hints.auto_trials + 1);
 }
 
 /* ---- the kept schedule ---- */
@@ -101,8 +120,8 @@ static int run_kept(struct call *c, int local, bool *handled)
     fits = !rc && kept_fits(v, &delta);
     *handled = rc || fits;
     if (fits && trial >= 0) {
-        c->planning.trial = trial; /* planned anew */
-        *handled = false;
+        c->planning.trial = trial;
+        *handled = trials_on_kept(&c->f->trials[c->is_write]); /* else planned anew */
     } else if (!fits)
         trials_start(c);
     if (!*handled) {
@@ -197,17 +216,16 @@ static int run_new(struct call *c, int local)
 }
 
 /* A successful call's new schedule becomes the file's for its direction
- * (every rank decides alike: the call succeeded everywhere, and whether a
- * node aggregated is a maximum every rank agreed on). */
+ * where it is keepable (schedule_keepable), and, while auto's trials run,
+ * only while it is the fastest trial's (trials_keep_new). */
 static void keep_schedule(struct call *c)
 {
     struct tacio_file *f = c->f;
     struct sched *s = c->s;
     if (c->reused || s == &c->stub)
         return;
-    /* a node aggregation is not kept; nor a call with nothing to move (no
-     * rounds were laid out, and a kept schedule is run by its rounds) */
-    if (c->use.node_aggregated || (!s->independent && !s->rounds_state)) {
+    if (!schedule_keepable(c) ||
+        (f->cache[c->is_write] && !trials_keep_new(&f->trials[c->is_write], c->planning.trial))) {
         sched_free(s);
         return;
     }

@@ -97,6 +97,8 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
         memcpy(c->planning.choice, plan->choice, sizeof c->planning.choice);
         c->planning.learned = runs_settled(recalled, plan->choice);
         c->planning.last_candidate = plan->last_candidate;
+        c->planning.model_pick = plan->model_pick;
+        c->planning.pick_is_default = plan->pick_is_default;
     }
     if (!rc && plan && plan->node_aggregated) { /* planned again once the hosts gathered */
         tacio_plan_free(plan);
@@ -165,6 +167,8 @@ static int send_outcome(struct call *c, int rc)
     o.cmd = outcome_cmd(c, rc);
     o.learned = c->planning.learned;
     o.last_candidate = c->planning.last_candidate;
+    o.model_pick = c->planning.model_pick;
+    o.pick_is_default = c->planning.pick_is_default;
     if (o.cmd == CMD_INDEPENDENT)
         o.n = s->indep_bytes, o.striped = s->sieve;
     if (o.cmd == CMD_DONE) {
@@ -186,6 +190,8 @@ static int take_outcome(struct call *c, struct order *o)
     struct sched *s = c->s;
     c->planning.learned |= o->learned != 0; /* not undone by the nodes' second plan */
     c->planning.last_candidate |= o->last_candidate != 0;
+    c->planning.model_pick |= o->model_pick != 0;
+    c->planning.pick_is_default |= o->pick_is_default != 0;
     if (o->cmd == CMD_INDEPENDENT)
         s->indep_bytes = o->n, s->sieve = o->striped;
     if (o->cmd != CMD_DONE)

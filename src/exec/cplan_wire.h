@@ -32,8 +32,10 @@ struct plan_head {
 #define PLAN_WORDS 7
 struct order {
     int64_t cmd, n, striped, unit;
-    int64_t learned;        /* auto ran a remembered choice (call_planning.learned) */
-    int64_t last_candidate; /* call_planning.last_candidate */
+    int64_t learned;         /* auto ran a remembered choice (call_planning.learned) */
+    int64_t last_candidate;  /* call_planning.last_candidate */
+    int64_t model_pick;      /* call_planning.model_pick */
+    int64_t pick_is_default; /* call_planning.pick_is_default */
     struct plan_head head;
     int64_t w[PLAN_WORDS * CHUNK_FDS];
 };

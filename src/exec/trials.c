@@ -11,11 +11,11 @@
 #define DRIFT_FACTOR 1.5
 #define DRIFT_CALLS 3
 #define TRIALS_RESTARTS 2
-/* The model's pick (trial 2) this much slower than the fastest timed before
- * it (the default): the model's runners-up, which it rates slower still,
- * are not tried. Where the rule sends a shape to independent I/O and
- * collective buffering costs several times as much (bench/io/repeat: cube,
- * struct's reads), three such trials cost more than 20 calls can win back. */
+/* The model's pick (trial 2) this much slower than the default (trial 1):
+ * the model's runners-up, which it rates slower still, are not tried.
+ * Where the rule sends a shape to independent I/O and collective buffering
+ * costs several times as much (bench/io/repeat: cube, struct's reads),
+ * three such trials cost more than 20 calls can win back. */
 #define FAR_FACTOR 1.5
 
 void trials_reset(struct trials *t, int64_t auto_trials, bool independent)
@@ -27,7 +27,9 @@ void trials_reset(struct trials *t, int64_t auto_trials, bool independent)
     int most = auto_trials < AUTO_TRIALS_MAX ? (int)auto_trials : AUTO_TRIALS_MAX;
     /* The first call runs the model's pick (trial 0) untimed: it pays for
      * what every later call finds ready (windows, the file's pages); then
-     * the default, the model's pick and its runners-up, one call each. */
+     * the default, the model's pick and its runners-up, one call each (the
+     * pick first, on the first call's schedule, where it was kept:
+     * pick_first). */
     for (int k = 1; k <= most + 1; k++)
         t->order[t->n++] = k;
     if (independent)
@@ -43,6 +45,11 @@ int trials_next(const struct trials *t)
     return t->replan ? t->chosen : -1;
 }
 
+bool trials_on_kept(const struct trials *t)
+{
+    return t->chosen < 0 && t->kept_trial && t->ran < t->n && t->order[t->ran] == t->kept_trial;
+}
+
 /* Where trial's time goes in order[]; -1 for the untimed first call. */
 static int slot_of(const struct trials *t, int trial)
 {
@@ -52,7 +59,9 @@ static int slot_of(const struct trials *t, int trial)
     return -1;
 }
 
-/* All candidates timed: the fastest wins; TACIO_PRINT_CHOICE says so. */
+/* All candidates timed: the fastest wins, on the schedule kept
+ * (trials_keep_new kept the fastest: this last call's, if it won and can
+ * be kept) or planned once more; TACIO_PRINT_CHOICE says so. */
 static void settle(struct trials *t, const struct trial_outcome *o)
 {
     int best = 0;
@@ -60,7 +69,8 @@ static void settle(struct trials *t, const struct trial_outcome *o)
         best = t->secs[i] < t->secs[best] ? i : best;
     t->chosen = t->order[best];
     t->settled_secs = t->secs[best];
-    t->replan = t->order[t->n - 1] != t->chosen; /* the kept schedule is the last trial's */
+    bool kept_now = !o->reused && o->keepable && o->trial == t->chosen;
+    t->replan = t->held != t->chosen && !kept_now;
     const char *say = getenv("TACIO_PRINT_CHOICE");
     if (o->rank != 0 || !say || !strcmp(say, "0"))
         return;
@@ -85,31 +95,67 @@ static void settle_learned(struct trials *t, const struct trial_outcome *o)
                 o->path, o->op, o->label);
 }
 
-/* The fastest time of the slots before i (a huge one for none). */
-static double fastest(const struct trials *t, int i)
-{
-    double best = 1e300;
-    for (int k = 0; k < i; k++)
-        best = t->secs[k] < best ? t->secs[k] : best;
-    return best;
-}
-
-/* auto has no candidate after slot i's: the model's trials after it would
- * time a plan again; independent I/O, if it follows, moves up. */
-static void drop_model_trials_after(struct trials *t, int i)
+/* No runner-up of the model's after slot i's is worth a call (auto has
+ * none, or its pick ran far behind the default): the default and
+ * independent I/O, where they follow, move up. */
+static void drop_runners_up_after(struct trials *t, int i)
 {
     int n = i + 1;
     for (int k = i + 1; k < t->n; k++)
-        if (t->order[k] == AUTO_TRIAL_INDEPENDENT)
+        if (t->order[k] < 3 || t->order[k] == AUTO_TRIAL_INDEPENDENT)
             t->order[n++] = t->order[k];
     t->n = n;
+}
+
+/* The model's pick (trial 2) timed FAR_FACTOR slower than the default. */
+static bool pick_far_behind(const struct trials *t)
+{
+    int d = slot_of(t, 1), p = slot_of(t, 2);
+    return d >= 0 && p >= 0 && d < t->ran && p < t->ran && t->secs[p] > FAR_FACTOR * t->secs[d];
+}
+
+/* The first call planned the model's pick (o) and kept its schedule: the
+ * pick's trial comes first, on that schedule, under the first call's
+ * label and choice (a reused call plans nothing to name); the default's
+ * goes where it plans alike (the first call followed the default's rule to
+ * collective buffering, and the model sees the same plan): its time would
+ * be the pick's again, at the cost of a plan. */
+static void pick_first(struct trials *t, const struct trial_outcome *o)
+{
+    int i = slot_of(t, 2);
+    if (i <= 0)
+        return;
+    memmove(t->order + 1, t->order, sizeof *t->order * (size_t)i);
+    t->order[0] = 2;
+    int d = slot_of(t, 1);
+    if (o->pick_is_default && d > 0) {
+        memmove(t->order + d, t->order + d + 1, sizeof *t->order * (size_t)(t->n - d - 1));
+        t->n--;
+    }
+    t->kept_trial = 2;
+    t->pick_last = o->last_candidate;
+    t->predicted[0] = o->predicted;
+    snprintf(t->label[0], sizeof t->label[0], "%s", o->label);
+    snprintf(t->choice[0], sizeof t->choice[0], "%s", o->choice);
+}
+
+bool trials_keep_new(struct trials *t, int trial)
+{
+    int i = slot_of(t, trial), h = slot_of(t, t->held);
+    if (i < 0 || i >= t->ran) /* no timed trial: the first call, a replan */
+        return true;
+    if (h >= 0 && h < t->ran && t->secs[h] <= t->secs[i])
+        return false;
+    t->held = trial;
+    return true;
 }
 
 bool trials_record(struct trials *t, const struct trial_outcome *o)
 {
     if (!t->n)
         return false;
-    if (o->reused) { /* the settled choice on its kept schedule: drift? */
+    bool on_kept = o->reused && trials_on_kept(t) && o->trial == t->kept_trial;
+    if (o->reused && !on_kept) { /* the settled choice on its kept schedule: drift? */
         if (t->chosen < 0)
             return false;
         if (!t->settled_secs) {
@@ -132,17 +178,23 @@ bool trials_record(struct trials *t, const struct trial_outcome *o)
     int i = slot_of(t, o->trial);
     if (t->chosen >= 0 || i < 0) { /* the chosen one planned again: kept from now on */
         t->replan = false;
+        if (!o->trial && t->chosen < 0 && !t->ran && !t->kept_trial && o->model_pick && o->kept)
+            pick_first(t, o);
         return false;
     }
     if (o->trial == 1 && o->independent && t->order[t->n - 1] == AUTO_TRIAL_INDEPENDENT)
         t->n--; /* the default's own path: timed already */
-    if (o->last_candidate || (o->trial == 2 && o->slowest > FAR_FACTOR * fastest(t, i)))
-        drop_model_trials_after(t, i);
     t->secs[i] = o->slowest;
-    t->predicted[i] = o->predicted;
-    snprintf(t->label[i], sizeof t->label[i], "%s", o->label);
-    snprintf(t->choice[i], sizeof t->choice[i], "%s", o->choice);
+    if (!on_kept) {
+        t->predicted[i] = o->predicted;
+        snprintf(t->label[i], sizeof t->label[i], "%s", o->label);
+        snprintf(t->choice[i], sizeof t->choice[i], "%s", o->choice);
+    }
     t->ran = i + 1;
+    if ((on_kept ? t->pick_last : o->last_candidate) || pick_far_behind(t))
+        drop_runners_up_after(t, i);
+    if (on_kept) /* the pick's schedule, kept, is timed now */
+        t->held = t->kept_trial, t->kept_trial = 0;
     if (t->ran < t->n)
         return false;
     settle(t, o);

@@ -6,7 +6,12 @@
  * call's last agreement carries), so every rank runs the same candidate on
  * the same call. A shape that changes, or a call that fails, starts over.
  * A shape whose choice a wisdom file remembered (learned.h) is settled on
- * its first call, without trials. */
+ * its first call, without trials.
+ * What a trial's call is timed by is what a settled call would pay: the
+ * slowest rank's call less its planning and routing (tacio_stats.move_us),
+ * so that the model's pick, which the first call planned and kept, is
+ * timed on that kept schedule (the second call: one plan fewer a shape)
+ * against the others' planned calls on equal terms. */
 #ifndef TACIO_EXEC_TRIALS_H
 #define TACIO_EXEC_TRIALS_H
 
@@ -25,32 +30,49 @@ struct trials {
     double predicted[AUTO_TRIALS_MAX + 2];           /* the model's seconds for its plan */
     char label[AUTO_TRIALS_MAX + 2][160];            /* the plan's detail */
     char choice[AUTO_TRIALS_MAX + 2][WISDOM_CHOICE]; /* call_planning.choice (rank 0) */
+    int kept_trial;      /* the trial the kept schedule serves next (0: none) */
+    int held;            /* the timed trial whose schedule is kept (0: none yet) */
+    bool pick_last;      /* the pick so served has no runner-up (last_candidate) */
     int chosen;          /* the settled candidate's trial, -1 while trying */
     bool replan;         /* the kept schedule is not the chosen one's */
     double settled_secs; /* the chosen one's time when it won (0: a remembered choice's, not
                             yet measured) */
     int slow, restarts;  /* drift: slow calls in a row, restarts so far */
+    /* rank 0, wisdom on: the shape's wisdom key, from its last planned call */
+    bool keyed;
+    struct wisdom_key key;
 };
 
 /* The trial a call on a repeated shape runs (plan_ctx.trial), or -1: the
  * kept schedule serves it. */
 int trials_next(const struct trials *t);
+/* Whether that trial runs on the kept schedule (the model's pick the first
+ * call planned), timed but not planned again. */
+bool trials_on_kept(const struct trials *t);
 /* A call that did not repeat the shape (or the first): trials start over,
  * with independent I/O a candidate too when `independent` (its trial,
  * AUTO_TRIAL_INDEPENDENT, comes last, and is dropped when the default
  * itself went independent). */
 void trials_reset(struct trials *t, int64_t auto_trials, bool independent);
+/* A planned call's new schedule, about to be kept (keepable): whether it
+ * replaces the kept one. While trials run the file keeps the fastest timed
+ * trial's schedule, so the choice, once settled, is not planned again. */
+bool trials_keep_new(struct trials *t, int trial);
 /* A successful call, as the trials see it. */
 struct trial_outcome {
     int trial;             /* plan_ctx.trial it ran */
     bool reused;           /* on the kept schedule */
-    double slowest;        /* the slowest rank's time, agreed */
+    double slowest;        /* the slowest rank's time moving data (move_us), agreed */
     double predicted;      /* the model's seconds for its plan (0: none) */
     const char *label;     /* its plan's detail */
     const char *choice;    /* its tacio_plan.choice (rank 0; "" elsewhere) */
     bool learned;          /* a choice the wisdom file remembered */
     bool independent;      /* it ran independent I/O */
     bool last_candidate;   /* auto has no candidate after this one */
+    bool model_pick;       /* the first call planned the model's pick... */
+    bool kept;             /* ...and its schedule, collective, is kept */
+    bool pick_is_default;  /* the default plans as that pick does */
+    bool keepable;         /* the call's new schedule can be kept (any path) */
     int rank;              /* this rank (0 says the choice: TACIO_PRINT_CHOICE) */
     const char *path, *op; /* the file and "write" or "read", for saying so */
 };

@@ -118,9 +118,15 @@ struct tacio_plan {
      * shuffle (intra-node aggregation): its hosts send one message per
      * aggregator where their ranks each sent one */
     int node_aggregated;
-    /* auto, in a trial of its candidates: its ranking holds none after this
-     * one (the trials of the others would time a plan twice) */
+    /* auto, on its pick or in a trial of its candidates: its ranking holds
+     * none after this one (the trials of the others would time a plan twice) */
     bool last_candidate;
+    /* auto: the model's pick, ranked on this call (not a trial's runner-up,
+     * the default, a remembered or a not yet tried choice) */
+    bool model_pick;
+    /* auto, on its pick: the default (romio on the hints as they are)
+     * plans alike, as the model sees it: a trial of both times one plan twice */
+    bool pick_is_default;
 };
 
 struct plan_ctx;

@@ -116,9 +116,10 @@ TRIALS = [(1, "write_at_all", 80, 1033), (2, "write_at_all", 60, 1123),
 
 def test_auto_model(tacio, work):
     """auto's trials (TACIO_STATS with trial >= 1), a tick a trial at
-    (predicted, measured) on log axes: its numbers in its id, its x and its
-    middle y affine in their logarithms; calls that were no trial are not
-    drawn."""
+    (predicted, measured) on log axes, measured being what the trials
+    compare (move_us, not the whole call's call_us): its numbers in its id,
+    its x and its middle y affine in their logarithms; calls that were no
+    trial are not drawn."""
     import math
     stats, out = os.path.join(work, "trials.jsonl"), os.path.join(work, "trials")
     with open(stats, "w") as f:
@@ -126,7 +127,8 @@ def test_auto_model(tacio, work):
             f.write(json.dumps({"op": op, "strategy": "auto", "procs": 4, "total": meas * 1e-6,
                                 "bytes": 1 << 20, "naggs": 2, "st1": 0, "st2": 0, "st3": 0,
                                 "st4": meas * 1e-6, "st5": 0, "trial": trial,
-                                "predicted_us": pred, "call_us": meas}) + "\n")
+                                "predicted_us": pred, "move_us": meas,
+                                "call_us": 3 * meas}) + "\n")
     r = subprocess.run([tacio, "report", stats, "--out", out], capture_output=True, text=True)
     check(r.returncode == 0, f"tacio report (trials) failed: {r.stderr}")
     items = svg_items(os.path.join(out, "auto_model.svg")) if r.returncode == 0 else {}

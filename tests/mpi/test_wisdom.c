@@ -123,11 +123,14 @@ static void run(const char *dir, const char *what, bool by_env, int calls, struc
     MPI_Info_free(&info);
 }
 
-/* Trials ran on both directions: call 1 was the default (trial 1). */
+/* Trials ran on both directions: call 1 timed the model's pick (trial 2,
+ * on the schedule the first call kept), and call 2 the default (1) or,
+ * where the pick plans as the default does, the runner-up (3) or none. */
 static void trials_ran(const struct seq *s, const char *what)
 {
     for (int w = 0; w < 2; w++)
-        check_that(!s->learned[w][0] && s->trial[w][1] == 1 && s->trial[w][2] == 2,
+        check_that(!s->learned[w][0] && s->trial[w][1] == 2 &&
+                       (s->trial[w][2] == 1 || s->trial[w][2] == 3 || s->trial[w][2] == 0),
                    "%s: the %s did not run trials (learned %lld, trials %lld, %lld)", what,
                    w ? "writes" : "reads", (long long)s->learned[w][0], (long long)s->trial[w][1],
                    (long long)s->trial[w][2]);

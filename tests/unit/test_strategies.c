@@ -259,6 +259,28 @@ static void test_auto_trial_band(void)
     test_job_free(&j);
 }
 
+/* auto's pick says whether the default (romio on the hints as they are)
+ * plans alike, which spares the engine's trials a second timing of one
+ * plan: on one host whose ranks all aggregate (*:*) the pick is romio at
+ * every rank, the default's own plan; under ROMIO's one aggregator a host
+ * (*:1) the pick runs more than the default does. */
+static void test_auto_pick_is_default(void)
+{
+    struct test_job j = job("cube:n=64", 8, "flat:nodes=1,cores=8", "block");
+    CHECK_EQ(tacio_hints_set(j.h, "cb_config_list", "*:*"), 0);
+    struct tacio_plan *a = plan(&j, "auto");
+    CHECK(a->model_pick);
+    CHECK(a->pick_is_default);
+    tacio_plan_free(a);
+    CHECK_EQ(tacio_hints_set(j.h, "cb_config_list", "*:1"), 0);
+    a = plan(&j, "auto");
+    CHECK(a->model_pick);
+    CHECK(a->m.naggs > 1);
+    CHECK(!a->pick_is_default);
+    tacio_plan_free(a);
+    test_job_free(&j);
+}
+
 static void test_hints(void)
 {
     struct tacio_hints *h;
@@ -356,6 +378,7 @@ int main(int argc, char **argv)
     test_auto();
     test_auto_every_rank();
     test_auto_trial_band();
+    test_auto_pick_is_default();
     test_hints();
     test_cb_config_list();
     return check_report("test_strategies");

@@ -202,6 +202,18 @@ static int default_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     return rc;
 }
 
+/* Whether the default plans as p does, both rated on ctx's C (the
+ * summary): on one host whose ranks all aggregate, the pick is often
+ * romio at every rank, the default's own plan. */
+static int plans_as_default(const struct plan_ctx *ctx, const struct tacio_plan *p, bool *out)
+{
+    struct tacio_plan *d = NULL;
+    int rc = default_plan(ctx, &d);
+    *out = !rc && same_rating(p, d);
+    tacio_plan_free(d);
+    return rc;
+}
+
 /* Whether the ranking's candidate j is one to time (AUTO_TRY_BAND). */
 static bool in_band(const struct ranking *r, int j)
 {
@@ -319,7 +331,10 @@ static int untried_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
 }
 
 /* ctx->trial (the engine's trials): 0 the model's pick, 1 the default,
- * k >= 2 the model's candidate k - 2 (its pick, then the runners-up). */
+ * k >= 2 the model's candidate k - 2 (its pick, then the runners-up). The
+ * pick says whether a runner-up follows it (last_candidate) and that it is
+ * the pick (model_pick): the engine then times trial 2 on the schedule the
+ * first call kept instead of planning it again. */
 static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
 {
     if (ctx->trial == 1)
@@ -336,11 +351,16 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     /* one more kept than asked for: whether a later trial has a candidate */
     struct ranking r = {.keep = j + 2 < AUTO_TRIALS_MAX ? j + 2 : AUTO_TRIALS_MAX};
     rc = rank_candidates(&summary, &r);
-    bool last = r.n < j + 2 || !in_band(&r, j + 1);
+    bool last = r.n < j + 2 || !in_band(&r, j + 1), is_default = false;
+    if (!rc && !ctx->trial && r.n)
+        rc = plans_as_default(&summary, r.plan[0], &is_default);
     if (!rc)
         rc = ranked_plan(ctx, &r, j, out);
-    if (!rc)
-        (*out)->last_candidate = ctx->trial >= 2 && last;
+    if (!rc) {
+        (*out)->last_candidate = last;
+        (*out)->model_pick = j == 0;
+        (*out)->pick_is_default = is_default;
+    }
     ranking_free(&r);
     return rc;
 }
