@@ -101,15 +101,20 @@ static int contents_get(MPI_Datatype t, struct contents *c)
     return 0;
 }
 
-/* blocks k: count_k copies of old at byte displacement disp_k */
+/* blocks k: count_k copies of old at byte displacement disp_k; a block of
+ * a dense old type (a named one, most often) is one extent, appended
+ * inline (PnetCDF's varn builds types of a million such blocks) */
 static int append_blocks(struct flat_builder *b, const struct flat *old, int n, const int *counts,
                          int count_all, const MPI_Aint *bdisp, const int *edisp, int64_t stride)
 {
+    bool dense = flat_dense(old);
     for (int k = 0; k < n; k++) {
         int64_t d = bdisp   ? (int64_t)bdisp[k]
                     : edisp ? (int64_t)edisp[k] * old->extent
                             : k * stride;
-        int rc = flat_append_repeat(b, old, d, counts ? counts[k] : count_all, old->extent);
+        int64_t count = counts ? counts[k] : count_all;
+        int rc = dense ? flat_append(b, d + old->off[0], count * old->extent)
+                       : flat_append_repeat(b, old, d, count, old->extent);
         if (rc)
             return rc;
     }

@@ -22,29 +22,18 @@ int flat_reserve(struct flat_builder *b, int64_t more)
     return 0;
 }
 
-int flat_append(struct flat_builder *b, int64_t off, int64_t len)
+int flat_grow(struct flat_builder *b)
 {
     struct flat *f = &b->f;
-    if (len <= 0)
-        return 0;
-    off += b->shift;
-    if (f->n && f->off[f->n - 1] + f->len[f->n - 1] == off) {
-        f->len[f->n - 1] += len;
-        return 0;
-    }
-    if (f->n == b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 16;
-        int64_t *o = realloc(f->off, sizeof(int64_t) * (size_t)b->cap);
-        if (o)
-            f->off = o;
-        int64_t *l = realloc(f->len, sizeof(int64_t) * (size_t)b->cap);
-        if (l)
-            f->len = l;
-        if (!o || !l)
-            return tacio_fail(TACIO_ENOMEM, "out of memory flattening a datatype");
-    }
-    f->off[f->n] = off;
-    f->len[f->n++] = len;
+    b->cap = b->cap ? 2 * b->cap : 16;
+    int64_t *o = realloc(f->off, sizeof(int64_t) * (size_t)b->cap);
+    if (o)
+        f->off = o;
+    int64_t *l = realloc(f->len, sizeof(int64_t) * (size_t)b->cap);
+    if (l)
+        f->len = l;
+    if (!o || !l)
+        return tacio_fail(TACIO_ENOMEM, "out of memory flattening a datatype");
     return 0;
 }
 
@@ -68,12 +57,46 @@ static uint64_t mix(uint64_t h, int64_t v)
     return h * 0xBF58476D1CE4E5B9ull;
 }
 
-static uint64_t flat_hash(const struct flat *f)
+/* Lanes of the hash: one chain of multiplies through every extent waits on
+ * each multiply in turn; four extents at a time go to four lanes, mixed at
+ * the end. */
+#define HASH_LANES 4
+
+/* What sealing a flat carries from one extent to the next. */
+struct seal {
+    int64_t sum, end;
+    bool monotonic;
+};
+
+/* Extent i of f into the seal and the hash lane h. */
+static inline void seal_extent(struct flat *f, int64_t i, struct seal *s, uint64_t *h)
 {
-    uint64_t h = mix(mix(mix(0, f->n), f->lb), f->extent);
-    for (int64_t i = 0; i < f->n; i++)
-        h = mix(mix(h, f->off[i]), f->len[i]);
-    return h;
+    int64_t off = f->off[i], len = f->len[i];
+    f->cum[i] = s->sum;
+    s->sum += len;
+    s->monotonic &= off >= s->end;
+    s->end = off + len;
+    *h = mix(mix(*h, off), len);
+}
+
+/* f's prefix sums, whether it is monotonic, and its hash, in one pass. */
+static void flat_seal(struct flat *f)
+{
+    uint64_t h0 = mix(mix(mix(0, f->n), f->lb), f->extent), h1 = 1, h2 = 2, h3 = 3;
+    struct seal s = {0, INT64_MIN, true};
+    int64_t i = 0;
+    for (; i + HASH_LANES <= f->n; i += HASH_LANES) {
+        seal_extent(f, i, &s, &h0);
+        seal_extent(f, i + 1, &s, &h1);
+        seal_extent(f, i + 2, &s, &h2);
+        seal_extent(f, i + 3, &s, &h3);
+    }
+    for (; i < f->n; i++)
+        seal_extent(f, i, &s, &h0);
+    f->cum[f->n] = s.sum;
+    f->size = s.sum;
+    f->monotonic = s.monotonic;
+    f->hash = mix(mix(mix(h0, (int64_t)h1), (int64_t)h2), (int64_t)h3);
 }
 
 int flat_finish(struct flat_builder *b, int64_t lb, int64_t extent, struct flat **out)
@@ -91,15 +114,7 @@ int flat_finish(struct flat_builder *b, int64_t lb, int64_t extent, struct flat 
     f->cum = cum;
     f->lb = lb;
     f->extent = extent;
-    f->monotonic = true;
-    cum[0] = 0;
-    for (int64_t i = 0; i < f->n; i++) {
-        cum[i + 1] = cum[i] + f->len[i];
-        if (i && f->off[i] < f->off[i - 1] + f->len[i - 1])
-            f->monotonic = false;
-    }
-    f->size = cum[f->n];
-    f->hash = flat_hash(f);
+    flat_seal(f);
     if (b->cap - f->n > 4096) { /* reserved for blocks that merged: give it back */
         int64_t *o = realloc(f->off, sizeof(int64_t) * (size_t)(f->n + 1));
         int64_t *l = realloc(f->len, sizeof(int64_t) * (size_t)(f->n + 1));

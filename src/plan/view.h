@@ -47,7 +47,27 @@ struct flat_builder {
     struct flat f;
     int64_t cap, shift;
 };
-int flat_append(struct flat_builder *b, int64_t off, int64_t len);
+/* Room for one more extent (flat_append's slow path). */
+int flat_grow(struct flat_builder *b);
+/* Inline: a million-block type appends a million times, and the call cost
+ * as much as the append. */
+static inline int flat_append(struct flat_builder *b, int64_t off, int64_t len)
+{
+    struct flat *f = &b->f;
+    if (len <= 0)
+        return 0;
+    off += b->shift;
+    if (f->n && f->off[f->n - 1] + f->len[f->n - 1] == off) {
+        f->len[f->n - 1] += len;
+        return 0;
+    }
+    int rc = f->n == b->cap ? flat_grow(b) : 0;
+    if (rc)
+        return rc;
+    f->off[f->n] = off;
+    f->len[f->n++] = len;
+    return 0;
+}
 /* Room for more extents at once (a datatype's block count is known before
  * its blocks are appended): one allocation instead of log(n) doublings
  * with their copies and page faults. flat_finish gives back what merged
