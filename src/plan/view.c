@@ -5,36 +5,31 @@
 
 #include <string.h>
 
-int flat_reserve(struct flat_builder *b, int64_t more)
+/* The builder's arrays, with room for cap extents (cap unchanged when
+ * either cannot grow). */
+static int flat_resize(struct flat_builder *b, int64_t cap)
 {
-    int64_t want = b->f.n + more;
-    if (more <= 0 || want <= b->cap)
-        return 0;
-    int64_t *o = realloc(b->f.off, sizeof(int64_t) * (size_t)want);
+    int64_t *o = realloc(b->f.off, sizeof(int64_t) * (size_t)cap);
     if (o)
         b->f.off = o;
-    int64_t *l = realloc(b->f.len, sizeof(int64_t) * (size_t)want);
+    int64_t *l = realloc(b->f.len, sizeof(int64_t) * (size_t)cap);
     if (l)
         b->f.len = l;
     if (!o || !l)
         return tacio_fail(TACIO_ENOMEM, "out of memory flattening a datatype");
-    b->cap = want;
+    b->cap = cap;
     return 0;
+}
+
+int flat_reserve(struct flat_builder *b, int64_t more)
+{
+    int64_t want = b->f.n + more;
+    return more <= 0 || want <= b->cap ? 0 : flat_resize(b, want);
 }
 
 int flat_grow(struct flat_builder *b)
 {
-    struct flat *f = &b->f;
-    b->cap = b->cap ? 2 * b->cap : 16;
-    int64_t *o = realloc(f->off, sizeof(int64_t) * (size_t)b->cap);
-    if (o)
-        f->off = o;
-    int64_t *l = realloc(f->len, sizeof(int64_t) * (size_t)b->cap);
-    if (l)
-        f->len = l;
-    if (!o || !l)
-        return tacio_fail(TACIO_ENOMEM, "out of memory flattening a datatype");
-    return 0;
+    return flat_resize(b, b->cap ? 2 * b->cap : 16);
 }
 
 int flat_append_repeat(struct flat_builder *b, const struct flat *t, int64_t base, int64_t count,
