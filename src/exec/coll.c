@@ -55,7 +55,6 @@ static void trials_after(struct call *c)
                               .last_candidate = c->planning.last_candidate,
                               .model_pick = c->planning.model_pick,
                               .pick_is_default = c->planning.pick_is_default,
-                              .kept = schedule_keepable(c) && !c->s->independent,
                               .keepable = schedule_keepable(c),
                               .rank = c->f->rank,
                               .path = c->f->path,

@@ -178,7 +178,7 @@ bool trials_record(struct trials *t, const struct trial_outcome *o)
     int i = slot_of(t, o->trial);
     if (t->chosen >= 0 || i < 0) { /* the chosen one planned again: kept from now on */
         t->replan = false;
-        if (!o->trial && t->chosen < 0 && !t->ran && !t->kept_trial && o->model_pick && o->kept)
+        if (!o->trial && t->chosen < 0 && !t->ran && !t->kept_trial && o->model_pick && o->keepable)
             pick_first(t, o);
         return false;
     }

@@ -69,10 +69,9 @@ struct trial_outcome {
     bool learned;          /* a choice the wisdom file remembered */
     bool independent;      /* it ran independent I/O */
     bool last_candidate;   /* auto has no candidate after this one */
-    bool model_pick;       /* the first call planned the model's pick... */
-    bool kept;             /* ...and its schedule, collective, is kept */
+    bool model_pick;       /* the first call planned the model's pick (a plan: collective) */
     bool pick_is_default;  /* the default plans as that pick does */
-    bool keepable;         /* the call's new schedule can be kept (any path) */
+    bool keepable;         /* the call's new schedule can be kept */
     int rank;              /* this rank (0 says the choice: TACIO_PRINT_CHOICE) */
     const char *path, *op; /* the file and "write" or "read", for saying so */
 };
