@@ -10,6 +10,8 @@ exist, and what the code offers users must be documented.
   prints), and every other `tacio_*` name is one the code has;
 - every TACIO_* variable the docs name is one the code reads, and every
   variable src/ and tools/ read is in docs/usage.md's environment table;
+- every key of the statistics (TACIO_STATS_FIELDS in include/tacio.h) is
+  in docs/usage.md's statistics table;
 - every `tacio SUBCOMMAND` the docs show is one `tacio --help` lists, and
   docs/cli.md and the man page (docs/tacio.1) document each of them;
 - relative links point to files that exist, and their #anchors to headings;
@@ -115,6 +117,26 @@ def check_names(root, bad):
                            f"({path.relative_to(root)} reads it)")
 
 
+def documented_keys(text):
+    """The `key`s text names, a range `st1`..`st5` as every key in it."""
+    keys = set(re.findall(r"`(\w+)`", text))
+    for stem, lo, hi in re.findall(r"`([a-z_]+?)(\d+)`\.\.`\1(\d+)`", text):
+        keys |= {f"{stem}{k}" for k in range(int(lo), int(hi) + 1)}
+    return keys
+
+
+def check_stats(root, bad):
+    header = (root / "include/tacio.h").read_text()
+    fields = re.findall(r'X\(\w+, \w+, "(\w+)", TACIO_STAT_', header)
+    usage = (root / "docs/usage.md").read_text()
+    table = documented_keys(usage[usage.index("## Statistics"):].split("\n## ")[0])
+    if not fields:
+        bad.append("include/tacio.h: no TACIO_STATS_FIELDS row found")
+    for key in fields:
+        if key not in table:
+            bad.append(f"docs/usage.md: the statistics table lacks {key} (include/tacio.h)")
+
+
 def subcommands(tacio):
     usage = subprocess.run([tacio, "--help"], capture_output=True, text=True).stdout
     return set(re.findall(r"tacio (\w+)", usage))
@@ -167,6 +189,7 @@ def main(argv):
     if hints_doc.main(["--check", str(root)]):
         bad.append("docs/hints.md: stale (scripts/hints_doc.py)")
     check_names(root, bad)
+    check_stats(root, bad)
     check_commands(tacio, root, bad)
     check_links(root, bad)
     n = len((root / "README.md").read_text().split("\n"))
