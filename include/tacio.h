@@ -70,7 +70,8 @@ typedef struct tacio_file *tacio_file_t;
                                                  */                                                \
     X(int64_t, learned, "learned", TACIO_STAT_PLAN) /* 1: auto ran its wisdom file's choice */     \
     X(int64_t, predicted_us, "predicted_us", TACIO_STAT_PLAN) /* the model's time for the plan */  \
-    X(int64_t, move_us, "move_us", TACIO_STAT_MAX) /* the slowest rank's call less st2 and st3:    \
+    X(int64_t, move_us, "move_us", TACIO_STAT_MAX) /* the slowest rank's call less st2 and the     \
+                                                      links a new schedule lays out once (in st3): \
                                                       what a reused schedule pays; auto's trials   \
                                                       compare it */
 

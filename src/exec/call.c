@@ -50,7 +50,7 @@ static void peaks_to_stats(const struct call *c, struct tacio_stats *s)
         return;
     }
     s->call_us = (int64_t)((backend_clock() - c->t0) * 1e6);
-    s->move_us = s->call_us - (int64_t)((c->t[ST_PLAN] + c->t[ST_ROUTE]) * 1e6);
+    s->move_us = s->call_us - (int64_t)((c->t[ST_PLAN] + c->route_setup) * 1e6);
     s->move_us = s->move_us > 0 ? s->move_us : 0;
 }
 

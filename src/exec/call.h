@@ -51,7 +51,7 @@ struct call_usage {
     int64_t meta, meta_peak, staged, staged_peak;
     int64_t node_aggregated; /* this rank led its node's access */
     int64_t call_us;         /* the call so far, microseconds (agreed: the slowest rank's) */
-    int64_t move_us;         /* call_us less planning and routing (st2, st3) */
+    int64_t move_us;         /* call_us less planning (st2) and call.route_setup */
     bool agreed;             /* the last agreement took the maxima */
 };
 
@@ -77,6 +77,10 @@ struct call {
     struct nodeagg *node; /* node aggregation's state, while it runs */
     double t[NSTAGES];
     double t0, mark; /* the call's start; the last stage's end */
+    /* of t[ST_ROUTE], what laying out a new schedule's links and rounds
+     * took: a call on the kept schedule skips it (move_us leaves it out),
+     * while the rest of st3, the rounds' sends, every call pays */
+    double route_setup;
 };
 
 static inline void meta_add(struct call *c, int64_t bytes)

@@ -44,9 +44,13 @@ static void trials_after(struct call *c)
     const char *label = plan                        ? plan->detail
                         : c->s && c->s->independent ? "independent I/O"
                                                     : "no plan";
+    bool keepable = schedule_keepable(c);
+    /* what a settled call of it would pay: a schedule that cannot be kept
+     * (node aggregation) is planned on every call, so its plan counts */
+    int64_t paid_us = c->reused || keepable ? c->use.move_us : c->use.call_us;
     struct trial_outcome o = {.trial = c->planning.trial,
                               .reused = c->reused,
-                              .slowest = (double)c->use.move_us * 1e-6,
+                              .slowest = (double)paid_us * 1e-6,
                               .predicted = plan ? plan->m.model_seconds : 0,
                               .label = label,
                               .choice = c->planning.choice,
@@ -55,7 +59,7 @@ static void trials_after(struct call *c)
                               .last_candidate = c->planning.last_candidate,
                               .model_pick = c->planning.model_pick,
                               .pick_is_default = c->planning.pick_is_default,
-                              .keepable = schedule_keepable(c),
+                              .keepable = keepable,
                               .rank = c->f->rank,
                               .path = c->f->path,
                               .op = c->is_write ? "write" : "read"};
@@ -153,7 +157,7 @@ static int run_rounds(struct call *c)
     local = local ? local : rounds_prepare(c);
     bool agreed;
     int rc = links_exchange(c, local, &agreed);
-    stage_add(c, ST_ROUTE, t0);
+    c->route_setup += stage_add(c, ST_ROUTE, t0) - t0;
     return agreed ? rc : rounds_run(c, rc);
 }
 

@@ -150,25 +150,31 @@ bool trials_keep_new(struct trials *t, int trial)
     return true;
 }
 
+/* A settled call: slower than the choice was when it won, DRIFT_CALLS
+ * calls in a row, and the trials start over (bounded by TRIALS_RESTARTS). */
+static void watch_drift(struct trials *t, const struct trial_outcome *o)
+{
+    if (!t->settled_secs) {
+        t->settled_secs = o->slowest;
+        return;
+    }
+    t->slow = o->slowest > DRIFT_FACTOR * t->settled_secs ? t->slow + 1 : 0;
+    if (t->slow >= DRIFT_CALLS && t->restarts < TRIALS_RESTARTS) {
+        int restarts = t->restarts + 1; /* counted per shape: a new one resets it */
+        bool independent = t->order[t->n - 1] == AUTO_TRIAL_INDEPENDENT;
+        trials_reset(t, t->n - 1 - independent, independent); /* as order[] held them */
+        t->restarts = restarts;
+    }
+}
+
 bool trials_record(struct trials *t, const struct trial_outcome *o)
 {
     if (!t->n)
         return false;
     bool on_kept = o->reused && trials_on_kept(t) && o->trial == t->kept_trial;
-    if (o->reused && !on_kept) { /* the settled choice on its kept schedule: drift? */
-        if (t->chosen < 0)
-            return false;
-        if (!t->settled_secs) {
-            t->settled_secs = o->slowest;
-            return false;
-        }
-        t->slow = o->slowest > DRIFT_FACTOR * t->settled_secs ? t->slow + 1 : 0;
-        if (t->slow >= DRIFT_CALLS && t->restarts < TRIALS_RESTARTS) {
-            int restarts = t->restarts + 1; /* counted per shape: a new one resets it */
-            bool independent = t->order[t->n - 1] == AUTO_TRIAL_INDEPENDENT;
-            trials_reset(t, t->n - 1 - independent, independent); /* as order[] held them */
-            t->restarts = restarts;
-        }
+    if (o->reused && !on_kept) { /* the settled choice on its kept schedule */
+        if (t->chosen >= 0)
+            watch_drift(t, o);
         return false;
     }
     if (o->learned && t->chosen < 0 && !t->ran) {
@@ -176,6 +182,14 @@ bool trials_record(struct trials *t, const struct trial_outcome *o)
         return false;
     }
     int i = slot_of(t, o->trial);
+    if (t->chosen >= 0 && o->trial == t->chosen && !o->keepable) {
+        /* a choice whose schedule is never kept (node aggregation) plans
+         * every call; the file's kept schedule, another trial's, only
+         * tells that the shape repeats */
+        t->replan = true;
+        watch_drift(t, o);
+        return false;
+    }
     if (t->chosen >= 0 || i < 0) { /* the chosen one planned again: kept from now on */
         t->replan = false;
         if (!o->trial && t->chosen < 0 && !t->ran && !t->kept_trial && o->model_pick && o->keepable)
