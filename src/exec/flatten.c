@@ -6,6 +6,7 @@
 
 static int flatten(MPI_Datatype t, struct flat **out);
 static int flatten_named(MPI_Datatype t, struct flat **out);
+static struct flat *named_known(MPI_Datatype t);
 
 static int cache_keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT; /* threads flatten at once */
@@ -55,6 +56,8 @@ struct contents {
 static void contents_free(struct contents *c)
 {
     for (int i = 0; i < c->nd; i++) {
+        if (named_known(c->types[i])) /* the process's own flat; a handle never freed */
+            continue;
         flat_release(c->sub[i]);
         int ni, na, nd, comb;
         MPI_Type_get_envelope(c->types[i], &ni, &na, &nd, &comb);
@@ -77,9 +80,10 @@ static void *room(void *in, int fits, int n, size_t size)
     return n <= fits ? in : malloc(size * (size_t)n);
 }
 
-static int contents_get(MPI_Datatype t, struct contents *c)
+/* t's contents, its envelope (ni, na, nd, combiner) known. */
+static int contents_of(MPI_Datatype t, int ni, int na, int nd, int combiner, struct contents *c)
 {
-    MPI_Type_get_envelope(t, &c->ni, &c->na, &c->nd, &c->combiner);
+    c->ni = ni, c->na = na, c->nd = nd, c->combiner = combiner;
     c->ints = room(c->ints_in, 3 * CONTENTS_INLINE, c->ni, sizeof(int));
     c->aints = room(c->aints_in, CONTENTS_INLINE, c->na, sizeof(MPI_Aint));
     c->types = room(c->types_in, CONTENTS_INLINE, c->nd, sizeof(MPI_Datatype));
@@ -99,6 +103,13 @@ static int contents_get(MPI_Datatype t, struct contents *c)
             return rc;
     }
     return 0;
+}
+
+static int contents_get(MPI_Datatype t, struct contents *c)
+{
+    int ni, na, nd, combiner;
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+    return contents_of(t, ni, na, nd, combiner, c);
 }
 
 /* blocks k: count_k copies of old at byte displacement disp_k; a block of
@@ -242,18 +253,22 @@ static int build_by_combiner(const struct contents *c, struct flat_builder *b);
 /* t's extents appended at base, built in place rather than flattened into a
  * flat of its own first: HDF5's linked-chunk I/O hands over a struct of one
  * derived type a chunk, tens of thousands of them, and a flat each cost
- * 1.6 us a member (bench/io/flatbench's chunks case). */
+ * 1.6 us a member (bench/io/flatbench's chunks case). Each MPI call here
+ * runs once a chunk (MPICH takes a lock in each): the envelope is asked
+ * once, and a named member is found in tacio's own table. */
 static int append_type(struct flat_builder *b, MPI_Datatype t, int64_t base)
 {
+    struct flat *f = named_known(t);
+    if (f)
+        return flat_append_repeat(b, f, base, 1, f->extent);
     int ni, na, nd, comb;
     MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
     if (comb == MPI_COMBINER_NAMED) {
-        struct flat *f;
         int rc = flatten_named(t, &f);
         return rc ? rc : flat_append_repeat(b, f, base, 1, f->extent);
     }
     struct contents c;
-    int rc = contents_get(t, &c);
+    int rc = contents_of(t, ni, na, nd, comb, &c);
     b->shift += base;
     if (!rc)
         rc = build_by_combiner(&c, b);
@@ -356,17 +371,16 @@ static int flatten_derived(MPI_Datatype t, struct flat **out)
     return rc;
 }
 
-/* A held flat (flat_release it): a named type's is the process's own. */
+/* A derived type's flat, held (flat_release it), or a named type's, the
+ * process's own (never released: no atomic a member, which HDF5's struct
+ * of chunks has one of a chunk). */
 static int flatten(MPI_Datatype t, struct flat **out)
 {
+    if ((*out = named_known(t)))
+        return 0;
     int ni, na, nd, comb;
     MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-    if (comb != MPI_COMBINER_NAMED)
-        return flatten_derived(t, out);
-    int rc = flatten_named(t, out);
-    if (!rc)
-        flat_hold(*out);
-    return rc;
+    return comb == MPI_COMBINER_NAMED ? flatten_named(t, out) : flatten_derived(t, out);
 }
 
 static void create_keyval(void)
@@ -414,9 +428,15 @@ static int flatten_named(MPI_Datatype t, struct flat **out)
     return rc;
 }
 
+/* A named type flattened before (NULL: not one), without a lock. */
+static struct flat *named_known(MPI_Datatype t)
+{
+    return named_lookup(t, atomic_load_explicit(&nnamed, memory_order_acquire));
+}
+
 int flatten_type(MPI_Datatype t, struct flat **out)
 {
-    if ((*out = named_lookup(t, atomic_load_explicit(&nnamed, memory_order_acquire))))
+    if ((*out = named_known(t)))
         return 0;
     /* a derived type flattened before carries it (a named one never does) */
     int ni, na, nd, comb, found = 0;
