@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """bench/lab's summary: the median of each run's numbers per pattern and
-strategy, then the write shuffle ratios against romio.
+strategy, then the write shuffle ratios against romio, and where the runs
+repeated their calls (--calls N), auto's total write and read time against
+the fastest fixed strategy's (the goal: within 3%).
 
 usage: summarise.py RESULTS LABEL   (RESULTS: the driver's result lines)"""
 import statistics
@@ -37,6 +39,24 @@ def main():
         if best:
             print(f"shuffle_ratio_best_vs_romio={med[best]['write_st4'] / base:.3f} "
                   f"pattern={pattern} strategy={best}")
+        repeated(pattern, {s: rs for (p, s), rs in runs.items() if p == pattern})
+
+
+def repeated(pattern, runs):
+    """auto's total (write and read, every call) against the fastest fixed
+    strategy's, medians over the reps, where the runs repeated their calls."""
+    if "auto" not in runs or "calls" not in runs["auto"][0]:
+        return
+    total = {s: statistics.median(float(r["write_total_s"]) + float(r["read_total_s"])
+                                  for r in rs) for s, rs in runs.items()}
+    auto = total.pop("auto")
+    best = min(total, key=total.get, default=None)
+    if not best:
+        return
+    ratio = total[best] / auto
+    print(f"auto_total_vs_best_fixed={ratio:.3f} pattern={pattern} best={best} "
+          f"calls={runs['auto'][0]['calls']} auto_total_s={auto:.4f} best_total_s={total[best]:.4f} "
+          f"goal_met={'yes' if ratio >= 0.97 else 'no'}")
 
 
 if __name__ == "__main__":

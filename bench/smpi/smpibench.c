@@ -19,7 +19,14 @@
  *   write_st1..write_st5=T read_st1..read_st5=T
  * (the stage times are the slowest rank's; hop-bytes and link loads are the
  * plan's, on the topology the engine placed its hosts on).
- * usage: smpibench FILE PATTERN N STRATEGY */
+ * With CALLS > 1 the write is made CALLS times on the open file, then the
+ * read (each read checked), as a time-stepping program repeats them, and
+ * the line adds
+ *   calls=C write_total_s=W read_total_s=R write_last_s=X read_last_s=Y
+ * (the stages and the plan's figures stay the first call's): auto's trials
+ * run on those calls, so its total against a fixed strategy's is what
+ * its measuring cost and won (bench/smpi run --calls, bench/lab --calls).
+ * usage: smpibench FILE PATTERN N STRATEGY [CALLS] */
 #include "tacio.h"
 
 #include "exec/backend.h"
@@ -170,16 +177,50 @@ static int64_t coverage_wrong(const struct pattern *pat)
 }
 #endif
 
+/* CALLS collectives of one direction, each timed: their total; *first
+ * the first's time and stats, *last the last's time, *wrong the count of
+ * calls whose status was short, plus (reads, data moving) the bytes read
+ * wrong. */
+struct repeated {
+    double first, last, total;
+    int64_t wrong;
+};
+
+static struct repeated repeat(tacio_file_t fh, const struct pattern *pat, double *buf,
+                              int64_t count, int write, int calls, bool check_reads,
+                              struct tacio_stats *st)
+{
+    struct repeated r = {0};
+    for (int k = 0; k < calls; k++) {
+        struct tacio_stats later = TACIO_STATS_INIT;
+        int64_t got;
+        if (check_reads)
+            memset(buf, 0xff, sizeof(double) * (size_t)count);
+        double t = timed(fh, buf, count, write, k ? &later : st, &got);
+        r.first = k ? r.first : t;
+        r.last = t;
+        r.total += t;
+        r.wrong += got != count;
+        if (check_reads) {
+            struct walk w = {buf, 0, 0, 1, 1};
+            pieces_of(pat, fill_or_check, &w);
+            r.wrong += w.wrong;
+        }
+    }
+    return r;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     struct pattern pat;
-    if (argc != 5 || pattern_shape(&pat, argv[2], atoll(argv[3]))) {
+    int calls = argc == 6 ? atoi(argv[5]) : 1;
+    if (argc < 5 || argc > 6 || calls < 1 || pattern_shape(&pat, argv[2], atoll(argv[3]))) {
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (!rank)
             fprintf(stderr, "usage: smpibench FILE cube|btio(q^2 ranks)|collperf|ior|ior1|struct N "
-                            "STRATEGY\n");
+                            "STRATEGY [CALLS]\n");
         MPI_Finalize();
         return 2;
     }
@@ -205,17 +246,14 @@ int main(int argc, char **argv)
     if (!nodata)
         pieces_of(&pat, fill_or_check, &w);
     struct tacio_stats ws = TACIO_STATS_INIT, rs = TACIO_STATS_INIT;
-    int64_t wrote, read;
-    double tw = timed(fh, buf, count, 1, &ws, &wrote);
-    if (!nodata)
-        memset(buf, 0xff, sizeof(double) * (size_t)count);
-    double tr = timed(fh, buf, count, 0, &rs, &read);
+    struct repeated wr = repeat(fh, &pat, buf, count, 1, calls, false, &ws);
+    /* data-free: nothing to compare but the counts and the coverage */
+    struct repeated rd = repeat(fh, &pat, buf, count, 0, calls, !nodata, &rs);
     check(tacio_file_close(&fh), "close");
-    w = (struct walk){buf, 0, 0, 1, 1};
-    if (!nodata) /* data-free: nothing to compare but the counts and the coverage */
-        pieces_of(&pat, fill_or_check, &w);
-    w.wrong += (wrote != count) + (read != count); /* each call's status */
-    int64_t wrong[2] = {w.wrong, nodata ? coverage_wrong(&pat) : check_file(&pat, path, 1)}, all[2];
+    double tw = wr.first, tr = rd.first;
+    int64_t wrong[2] = {wr.wrong + rd.wrong,
+                        nodata ? coverage_wrong(&pat) : check_file(&pat, path, 1)},
+            all[2];
     MPI_Reduce(wrong, all, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     if (pat.rank == 0)
         printf("pattern=%s ranks=%d strategy=%s naggs=%d bytes=%lld write_s=%.6f read_s=%.6f "
@@ -230,9 +268,14 @@ int main(int argc, char **argv)
                (long long)all[1], nodata ? "coverage" : "full");
     if (pat.rank == 0) /* the same line: each stage's slowest rank */
         printf(" write_st1=%.6f write_st2=%.6f write_st3=%.6f write_st4=%.6f write_st5=%.6f "
-               "read_st1=%.6f read_st2=%.6f read_st3=%.6f read_st4=%.6f read_st5=%.6f\n",
+               "read_st1=%.6f read_st2=%.6f read_st3=%.6f read_st4=%.6f read_st5=%.6f",
                ws.st1_access, ws.st2_plan, ws.st3_route, ws.st4_shuffle, ws.st5_io, rs.st1_access,
                rs.st2_plan, rs.st3_route, rs.st4_shuffle, rs.st5_io);
+    if (pat.rank == 0 && calls > 1)
+        printf(" calls=%d write_total_s=%.6f read_total_s=%.6f write_last_s=%.6f read_last_s=%.6f",
+               calls, wr.total, rd.total, wr.last, rd.last);
+    if (pat.rank == 0)
+        printf("\n");
     pattern_release(&pat);
     MPI_Info_free(&info);
     if (nodata)

@@ -19,8 +19,12 @@ static void trials_start(struct call *c)
     bool on = !strcmp(f->hints.core.strategy, "auto");
     /* reads may also try independent I/O where the hints leave the path
      * automatic (writes of the small interleaved pieces the rule buffers
-     * would go piece by piece: never a candidate worth a call) */
-    bool independent = !c->is_write && f->hints.cb_read == OPT_AUTOMATIC;
+     * would go piece by piece: never a candidate worth a call), in one
+     * page cache: there a sieved read's extra bytes are copies, and it won
+     * over the rule's buffering (bench/io/repeat, btio's reads); on
+     * storage that hosts share they cross it (SMPI, cube at 64 ranks: the
+     * trial took ten collective calls' time, 45% of 20 calls) */
+    bool independent = !c->is_write && f->hints.cb_read == OPT_AUTOMATIC && f->page_cache;
     trials_reset(&c->f->trials[c->is_write], on ? f->hints.auto_trials : 0, independent);
 }
 

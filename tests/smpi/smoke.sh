@@ -21,7 +21,7 @@ topo=tree:racks=4,nodes=20,cores=12
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-sim_out() { # NODATA NP PATTERN N STRATEGY HINT: all smpibench prints
+sim_out() { # NODATA NP PATTERN N STRATEGY HINT [CALLS]: all smpibench prints
     local np=$2 dir="$work/p$2"
     [ -d "$dir" ] || "$tacio" platform --topology "$topo" --procs "$np" \
         --placement scatter:seed=2 --out "$dir" >/dev/null || { ko "tacio platform"; return; }
@@ -29,9 +29,9 @@ sim_out() { # NODATA NP PATTERN N STRATEGY HINT: all smpibench prints
     TACIO_SIM_NODATA=$1 TACIO_HINTS="tacio_topology=$topo,$6" timeout 600 smpirun -np "$np" \
         -platform "$dir/platform.xml" -hostfile "$dir/hostfile" --cfg=smpi/privatization:dlopen \
         --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi --cfg=network/weight-S:0 \
-        "$smpibench" "$work/data.bin" "$3" "$4" "$5" 2>&1
+        "$smpibench" "$work/data.bin" "$3" "$4" "$5" ${7:+"$7"} 2>&1
 }
-sim_line() { # NODATA NP PATTERN N STRATEGY HINT: smpibench's line
+sim_line() { # NODATA NP PATTERN N STRATEGY HINT [CALLS]: smpibench's line
     sim_out "$@" | grep '^pattern='
 }
 
@@ -100,6 +100,32 @@ auto_ask_case() {
         ko "auto ask: rank 0's metadata $ms without asking, $ma asking (want $((8 * 52 * 64)) more)"
 }
 auto_ask_case
+# auto's trials on repeated calls (smpibench's CALLS: 8 writes, then 8
+# reads, each read checked), timed on the simulated clock: the default and
+# the model's candidates one call each (trials 1..9, none twice), then the
+# choice; independent I/O (trial 10) is not among the reads' trials, since
+# the hosts share the storage (coll.c, trials_start).
+repeat_case() {
+    local stats="$work/stats.jsonl" line
+    rm -f "$stats"
+    line=$(TACIO_STATS="$stats" sim_line 0 64 cube 48 auto 'cb_config_list=*:1' 8)
+    echo "$line"
+    grep -q "buffer_wrong=0 file_wrong=0 .* calls=8 write_total_s=" <<<"$line" ||
+        { ko "auto repeated: $line"; return; }
+    python3 - "$stats" <<'PY' && passed=$((passed + 1)) || ko "auto repeated: its trials"
+import json, sys
+calls = [json.loads(l) for l in open(sys.argv[1])]
+for op in ("write_at_all", "read_at_all"):
+    trials = [c["trial"] for c in calls if c["op"] == op]
+    timed = [t for t in trials if t > 0]
+    print(op, "trials", trials)
+    assert len(trials) == 8, trials
+    assert 1 in timed or 2 in timed, "no trial timed"
+    assert len(timed) == len(set(timed)), "a trial ran twice"
+    assert 10 not in timed, "independent I/O tried on shared storage"
+PY
+}
+repeat_case
 # Data-free (bench/smpi/run paper: TACIO_SIM_NODATA=1, no byte copied, sent
 # or stored): the same simulated times, stages and plan as the run that
 # moves the data, and the ranks' writes cover the file exactly once.

@@ -20,6 +20,9 @@ clusters, jobs and lines are.
                                      at 64 ranks; --sweep: the TATP paper's
                                      axes; --auto: auto against every
                                      candidate on 10 jobs)
+      [--calls N]                    each job's write and read made N
+                                     times (auto's trials run on them;
+                                     times are the N calls' totals)
   paper [--quick] [--job NAME]       the papers' jobs at their size
                                      (2000^3 doubles, data-free)
   memory [--quick]                   the memory-conscious paper's experiment
@@ -66,6 +69,8 @@ def parser():
         mode.add_argument(flag, dest="mode", action="store_const", const=flag[2:])
     run.add_argument("--ranks", type=_positive(int), default=512, help="cube's and ior's ranks")
     run.add_argument("--strategies", help="only these (comma-separated)")
+    run.add_argument("--calls", type=_positive(int), default=1,
+                     help="each write and read made this many times on the open file")
     _simulating(run)
     paper = sub.add_parser("paper", help="the papers' jobs at their own size")
     paper.add_argument("--quick", action="store_true",
@@ -134,9 +139,9 @@ def _simulate(args, work):
     else:
         ranks = 64 if args.mode == "quick" else args.ranks
         cases = jobs.small_cases(args.mode, ranks, _chosen(names, args.strategies))
-        runs, failed = simulate.run_all(work, tacio, exe, cases, **how)
+        runs, failed = simulate.run_all(work, tacio, exe, cases, calls=args.calls, **how)
         summary.shuffle_ratios(runs, ranks)
-        if args.mode == "auto":
+        if args.mode == "auto" or args.calls > 1:
             summary.auto_check(runs)
     if failed:
         sys.exit(f"bench/smpi: {failed} run(s) failed")

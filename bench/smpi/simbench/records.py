@@ -64,8 +64,9 @@ class Run:
         return self.fields.get("status") != "unfinished"
 
     def seconds(self, calls=("write", "read")):
-        """The simulated time of these calls, added."""
-        return sum(float(self.fields[f"{c}_s"]) for c in calls)
+        """The simulated time of these calls, added; of a run that repeated
+        them (run --calls), all of their repeats."""
+        return sum(float(self.fields.get(f"{c}_total_s", self.fields[f"{c}_s"])) for c in calls)
 
     def __getitem__(self, key):
         return self.fields[key]

@@ -85,9 +85,10 @@ def _environment(case, plat, paper):
     return env
 
 
-def run_one(work, tacio, exe, case, paper=False, cpu_limit=0, precision=None):
+def run_one(work, tacio, exe, case, paper=False, cpu_limit=0, precision=None, calls=1):
     """One simulation: its stored record (a Run); an unfinished one where
-    cpu_limit (seconds) stopped it; None where it failed (said why)."""
+    cpu_limit (seconds) stopped it; None where it failed (said why). calls:
+    the write and the read each made this many times (smpibench's CALLS)."""
     job = case.job
     plat = platform(work, tacio, job, case.memory)
     fd, data = tempfile.mkstemp(prefix="data.", dir=work)  # one per run: runs go in parallel
@@ -96,7 +97,8 @@ def run_one(work, tacio, exe, case, paper=False, cpu_limit=0, precision=None):
     cmd = ["/usr/bin/time", "-o", cpu, "-f", "%U %S", "smpirun", "-np", str(job.ranks),
            "-platform", os.path.join(plat.dir, "platform.xml"),
            "-hostfile", os.path.join(plat.dir, "hostfile"), *simgrid_cfg(paper, precision),
-           exe, data, job.pattern, str(driver_size(job.pattern, job.ranks, paper)), case.strategy]
+           exe, data, job.pattern, str(driver_size(job.pattern, job.ranks, paper)), case.strategy,
+           *([str(calls)] if calls > 1 else [])]
     t0 = time.monotonic()
     try:
         rc, out, err = run_group(cmd, _environment(case, plat, paper), job.name, "bench/smpi",
