@@ -8,10 +8,12 @@
  * A shape whose choice a wisdom file remembered (learned.h) is settled on
  * its first call, without trials.
  * What a trial's call is timed by is what a settled call would pay: the
- * slowest rank's call less its planning and routing (tacio_stats.move_us),
- * so that the model's pick, which the first call planned and kept, is
- * timed on that kept schedule (the second call: one plan fewer a shape)
- * against the others' planned calls on equal terms. */
+ * slowest rank's call less its planning and the links a new schedule lays
+ * out once (tacio_stats.move_us; the whole call for a schedule that is
+ * never kept, node aggregation's, which plans on every call), so that the
+ * model's pick, which the first call planned and kept, is timed on that
+ * kept schedule (the second call: one plan fewer a shape) against the
+ * others' planned calls on equal terms. */
 #ifndef TACIO_EXEC_TRIALS_H
 #define TACIO_EXEC_TRIALS_H
 
@@ -62,7 +64,7 @@ bool trials_keep_new(struct trials *t, int trial);
 struct trial_outcome {
     int trial;             /* plan_ctx.trial it ran */
     bool reused;           /* on the kept schedule */
-    double slowest;        /* the slowest rank's time moving data (move_us), agreed */
+    double slowest;        /* what a settled call of it would pay (coll.c trials_after), agreed */
     double predicted;      /* the model's seconds for its plan (0: none) */
     const char *label;     /* its plan's detail */
     const char *choice;    /* its tacio_plan.choice (rank 0; "" elsewhere) */
