@@ -177,10 +177,10 @@ static int64_t coverage_wrong(const struct pattern *pat)
 }
 #endif
 
-/* CALLS collectives of one direction, each timed: their total; *first
- * the first's time and stats, *last the last's time, *wrong the count of
- * calls whose status was short, plus (reads, data moving) the bytes read
- * wrong. */
+/* calls collectives of one direction, each timed (repeat): the first's
+ * time, the last's and their total; wrong: the calls whose status was
+ * short, plus (reads checked) the slots read wrong. The first call's stats
+ * go to repeat's st. */
 struct repeated {
     double first, last, total;
     int64_t wrong;
