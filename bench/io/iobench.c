@@ -20,10 +20,21 @@
  *             rank's rows are whole rows, runs of many rows per plane
  * Prints on rank 0, one line per direction:
  *   pattern=P op=write|read np=N bytes=B times=t1,t2,... wrong=W maxrss_kib=K
+ *   (times: each call's seconds from the first rank's start to the last
+ *   rank's end; with more ranks than cores a rank may leave the barrier
+ *   only when another's work lets it run, and its own time leaves that
+ *   wait out)
  *   faults_per_call=F (minor page faults of the slowest rank per timed call)
  *   runs=R (the most runs of the file one rank's access forms: 1 where each
  *   rank's access is one run, which every library moves with one call)
  *   first=F (the warm-up call's seconds: bench/io/repeat counts every call)
+ *   run_bytes=B (the mean bytes of a run over every rank's runs)
+ *   ceiling=S (the parallel POSIX ceiling: the median over REPS of the time
+ *   from the first rank's start to the last rank's end when each rank
+ *   pwrites, or preads, the same bytes as one run of its own, the ranks'
+ *   runs side by side in rank order, in the same file after the
+ *   collectives, timed as the calls are; no MPI-IO layer moves these bytes
+ *   faster)
  * usage: iobench FILE PATTERN quick|full|SIZE REPS [BUDGET]
  * BUDGET (seconds, default none): stop after the first timed repetition that
  * brings the timed calls past it, so that a configuration taking tens of
@@ -36,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/pattern.h"
@@ -184,22 +196,33 @@ static long minflt(void)
     return ru.ru_minflt;
 }
 
+/* The host's clock, which every rank reads alike (bench/io runs on one
+ * host), in seconds. */
+static double host_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A call's time: from the first rank's start after a barrier to the last
+ * rank's end, on the host's clock (the ceiling's measure below). */
 static double timed(MPI_File fh, double *buf, int64_t count, int write, int counted)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     long f0 = minflt();
-    double t0 = MPI_Wtime();
+    double t0 = host_clock();
     if (write)
         check(MPI_File_write_at_all(fh, 0, buf, (int)count, MPI_DOUBLE, MPI_STATUS_IGNORE),
               "MPI_File_write_at_all");
     else
         check(MPI_File_read_at_all(fh, 0, buf, (int)count, MPI_DOUBLE, MPI_STATUS_IGNORE),
               "MPI_File_read_at_all");
-    double t = MPI_Wtime() - t0, slowest;
+    double mine[2] = {host_clock(), -t0}, last[2];
     if (counted)
         faults += minflt() - f0;
-    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return slowest;
+    MPI_Allreduce(mine, last, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return last[0] + last[1];
 }
 
 /* The runs of the file a rank's pieces form (touching pieces are one run). */
@@ -215,15 +238,80 @@ static int count_run(int64_t off, int64_t len, void *ctx)
     return 0;
 }
 
+/* One POSIX transfer of the ceiling, from the first rank's start after a
+ * barrier to the last rank's end. A short transfer ends the bench: the
+ * ceiling would be of fewer bytes than the collectives moved. */
+static double posix_timed(int fd, double *buf, int64_t bytes, int64_t at, int write)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = host_clock();
+    int64_t done = 0;
+    while (done < bytes) {
+        ssize_t n = write ? pwrite(fd, (char *)buf + done, (size_t)(bytes - done), at + done)
+                          : pread(fd, (char *)buf + done, (size_t)(bytes - done), at + done);
+        if (n <= 0) {
+            perror(write ? "iobench: ceiling pwrite" : "iobench: ceiling pread");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        done += n;
+    }
+    double mine[2] = {host_clock(), -t0}, last[2];
+    MPI_Allreduce(mine, last, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return last[0] + last[1];
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, by_value);
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+/* The parallel POSIX ceiling (see the header) for a write (ceiling[0]) and
+ * a read (ceiling[1]): a warm-up pair, then reps timed pairs. */
+static void posix_ceiling(const char *path, double *buf, int64_t bytes, int reps, double ceiling[2])
+{
+    int64_t at = 0;
+    MPI_Exscan(&bytes, &at, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!rank)
+        at = 0; /* MPI_Exscan leaves rank 0's undefined */
+    int fd = open(path, O_RDWR);
+    if (fd < 0) {
+        perror("iobench: ceiling open");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    double *t[2] = {malloc(sizeof(double) * (size_t)reps), malloc(sizeof(double) * (size_t)reps)};
+    for (int i = 0; i <= reps; i++)
+        for (int op = 0; op < 2; op++) {
+            double s = posix_timed(fd, buf, bytes, at, op == 0);
+            if (i > 0)
+                t[op][i - 1] = s;
+        }
+    close(fd);
+    for (int op = 0; op < 2; op++) {
+        ceiling[op] = median_of(t[op], reps);
+        free(t[op]);
+    }
+}
+
 /* t[0] is the warm-up's time, t[1..reps] the timed calls'. */
 static void print_times(const struct pattern *p, const char *op, int64_t bytes, const double *t,
-                        int reps, int64_t wrong, long rss, double fpc, int64_t runs)
+                        int reps, int64_t wrong, long rss, double fpc, int64_t runs,
+                        double run_bytes, double ceiling)
 {
     printf("pattern=%s op=%s np=%d bytes=%lld times=", p->name, op, p->np, (long long)bytes);
     for (int i = 1; i <= reps; i++)
         printf("%s%.6f", i > 1 ? "," : "", t[i]);
-    printf(" wrong=%lld maxrss_kib=%ld faults_per_call=%.1f runs=%lld first=%.6f\n",
-           (long long)wrong, rss, fpc, (long long)runs, t[0]);
+    printf(" wrong=%lld maxrss_kib=%ld faults_per_call=%.1f runs=%lld first=%.6f run_bytes=%.0f "
+           "ceiling=%.6f\n",
+           (long long)wrong, rss, fpc, (long long)runs, t[0], run_bytes, ceiling);
 }
 
 int main(int argc, char **argv)
@@ -266,7 +354,7 @@ int main(int argc, char **argv)
         w = (struct walk){buf, 0, 0, i + 1, 1};
         pieces_of(&p, fill_or_check, &w);
         wrong_read += w.wrong;
-        spent += i > 0 ? tw[i] + tr[i] : 0; /* the slowest rank's: the same on every rank */
+        spent += i > 0 ? tw[i] + tr[i] : 0; /* agreed: the same on every rank */
         if (budget > 0 && i > 0 && spent >= budget)
             reps = i; /* every rank leaves after the same repetition */
     }
@@ -282,12 +370,16 @@ int main(int argc, char **argv)
     MPI_Reduce(&rss, &maxrss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     struct runs mine = {0, 0};
-    int64_t runs = 0;
+    int64_t runs = 0, all_runs = 0;
     pieces_of(&p, count_run, &mine);
     MPI_Reduce(&mine.n, &runs, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&mine.n, &all_runs, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    double ceiling[2];
+    posix_ceiling(argv[1], buf, bytes, reps > 0 ? reps : 1, ceiling);
     if (!p.rank) {
-        print_times(&p, "write", total, tw, reps, wf, maxrss, fpc, runs);
-        print_times(&p, "read", total, tr, reps, wr, maxrss, fpc, runs);
+        double run_bytes = all_runs ? (double)total / (double)all_runs : 0;
+        print_times(&p, "write", total, tw, reps, wf, maxrss, fpc, runs, run_bytes, ceiling[0]);
+        print_times(&p, "read", total, tr, reps, wr, maxrss, fpc, runs, run_bytes, ceiling[1]);
     }
     if (!p.rank)
         unlink(argv[1]);

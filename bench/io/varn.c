@@ -18,10 +18,14 @@
  * file order (variable, level, column), packs them
  * big-endian, and makes one tacio_file_write_list_all; reads the reverse.
  * The timed part is all of that, as wait_all's is all of PnetCDF's work.
+ * With "gio" the same lists and packing go to the GIO-style baseline
+ * (gio.h) instead, with one aggregator a NUMA node and 1 MiB stripes, as
+ * PnetCDF 1.15 hands its requests to GIO; "gio:N" with N aggregators.
  * Prints on rank 0:
- *   varn ranks=P path=varn|list pieces_per_rank=K bytes=B write_s=W read_s=R wrong=N
+ *   varn ranks=P path=varn|list|gio pieces_per_rank=K bytes=B write_s=W read_s=R wrong=N
+ *        aggregators=A (the GIO-style baseline's; 0 on the other paths)
  * (W, R: the slowest rank's wait_all, or list call, the best of REPS).
- * usage: varn FILE NCOL [REPS [list]] */
+ * usage: varn FILE NCOL [REPS [list|gio|gio:N]] */
 #include <fcntl.h>
 #include <mpi.h>
 #include <pnetcdf.h>
@@ -32,7 +36,10 @@
 #include <tacio.h>
 #include <unistd.h>
 
+#include "gio.h"
+
 #define NVARS 4
+#define GIO_STRIPE (1 << 20) /* Lustre's default stripe: GIO deals the file in stripes */
 #define NLEV 8
 
 struct decomp {
@@ -226,10 +233,35 @@ static void fail_tacio(int err, const char *what)
     }
 }
 
-/* One collective of every piece through tacio's list API, the pieces
- * listed and packed (or unpacked) inside the timed part. */
-static double list_transfer(tacio_file_t fh, const struct decomp *d, const MPI_Offset *varoff,
-                            MPI_Offset ncol, struct list *l, struct args *a, int write)
+/* Where the list path sends its lists: tacio's list API, or the GIO-style
+ * baseline (gio_aggs > 0 aggregators, on the file open as fd). */
+struct engine {
+    tacio_file_t fh;
+    int fd, gio_aggs;
+};
+
+static void engine_transfer(const struct engine *e, struct list *l, int write)
+{
+    if (e->gio_aggs) {
+        int err = gio_transfer(MPI_COMM_WORLD, e->fd, e->gio_aggs, GIO_STRIPE, l->n, l->off, l->len,
+                               (char *)l->packed, write);
+        if (err) {
+            fprintf(stderr, "varn: the GIO-style baseline: %s\n", strerror(err));
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        return;
+    }
+    fail_tacio(
+        write ? tacio_file_write_list_all(e->fh, l->n, l->off, l->len, l->packed, MPI_STATUS_IGNORE)
+              : tacio_file_read_list_all(e->fh, l->n, l->off, l->len, l->packed, MPI_STATUS_IGNORE),
+        write ? "write_list_all" : "read_list_all");
+}
+
+/* One collective of every piece through the engine, the pieces listed and
+ * packed (or unpacked) inside the timed part. */
+static double list_transfer(const struct engine *e, const struct decomp *d,
+                            const MPI_Offset *varoff, MPI_Offset ncol, struct list *l,
+                            struct args *a, int write)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
@@ -237,10 +269,7 @@ static double list_transfer(tacio_file_t fh, const struct decomp *d, const MPI_O
     MPI_Offset at = 0;
     for (MPI_Offset k = 0; write && k < l->n; at += l->len[k++] / 8)
         swap_copy(l->packed + at, a->buf[l->var[k]] + l->at[k], l->len[k] / 8);
-    fail_tacio(
-        write ? tacio_file_write_list_all(fh, l->n, l->off, l->len, l->packed, MPI_STATUS_IGNORE)
-              : tacio_file_read_list_all(fh, l->n, l->off, l->len, l->packed, MPI_STATUS_IGNORE),
-        write ? "write_list_all" : "read_list_all");
+    engine_transfer(e, l, write);
     for (MPI_Offset k = 0; !write && k < l->n; at += l->len[k++] / 8)
         swap_copy(a->buf[l->var[k]] + l->at[k], l->packed + at, l->len[k] / 8);
     double t = MPI_Wtime() - t0, slowest;
@@ -249,25 +278,34 @@ static double list_transfer(tacio_file_t fh, const struct decomp *d, const MPI_O
 }
 
 /* The list path's reps in one direction, on a file opened for them: the
- * best of reps. */
+ * best of reps. gio_aggs: 0 through tacio, else the GIO-style baseline. */
 static double list_reps(const char *path, const struct decomp *d, const MPI_Offset *varoff,
-                        MPI_Offset ncol, struct args *a, int reps, int write)
+                        MPI_Offset ncol, struct args *a, int reps, int write, int gio_aggs)
 {
     MPI_Offset n = d->nchunks * NLEV * NVARS + 1;
     struct list l = {0};
     l.off = malloc(sizeof(MPI_Offset) * 4 * (size_t)n);
     l.len = l.off + n, l.var = l.len + n, l.at = l.var + n;
     l.packed = malloc(sizeof(double) * (size_t)(d->ncells * NVARS + 1));
-    tacio_file_t fh;
+    struct engine e = {.gio_aggs = gio_aggs, .fd = -1};
     double best = 1e30;
-    fail_tacio(tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh), "open");
+    if (gio_aggs && (e.fd = open(path, O_RDWR)) < 0) {
+        perror("varn: open");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (!gio_aggs)
+        fail_tacio(tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &e.fh),
+                   "open");
     for (int i = 0; i < reps; i++) {
         for (int v = 0; !write && v < NVARS; v++)
             memset(a->buf[v], 0, sizeof(double) * (size_t)d->ncells);
-        double t = list_transfer(fh, d, varoff, ncol, &l, a, write);
+        double t = list_transfer(&e, d, varoff, ncol, &l, a, write);
         best = t < best ? t : best;
     }
-    fail_tacio(tacio_file_close(&fh), "close");
+    if (gio_aggs)
+        close(e.fd);
+    else
+        fail_tacio(tacio_file_close(&e.fh), "close");
     free(l.off);
     free(l.packed);
     return best;
@@ -287,7 +325,16 @@ int main(int argc, char **argv)
     }
     MPI_Offset ncol = atoll(argv[2]);
     int reps = argc > 3 ? atoi(argv[3]) : 3;
-    int list = argc > 4 && !strcmp(argv[4], "list");
+    const char *how = argc > 4 ? argv[4] : "varn";
+    int list = !strcmp(how, "list") || !strncmp(how, "gio", 3);
+    int gio_aggs =
+        !strncmp(how, "gio", 3) ? (how[3] == ':' ? atoi(how + 4) : gio_numa_aggregators(np)) : 0;
+    if (list && strcmp(how, "list") && (gio_aggs < 1 || gio_aggs > np)) {
+        if (!rank)
+            fprintf(stderr, "varn: %s: 1 to %d aggregators\n", how, np);
+        MPI_Finalize();
+        return 2;
+    }
     struct decomp d;
     decompose(ncol, rank, np, &d);
     MPI_Offset n = d.nchunks * NLEV;
@@ -319,10 +366,10 @@ int main(int argc, char **argv)
     long wrong = 0;
     if (list) { /* PnetCDF's header only: the data through tacio's list API */
         fail_nc(ncmpi_close(nc), "close");
-        w = list_reps(argv[1], &d, varoff, ncol, &a, reps, 1);
+        w = list_reps(argv[1], &d, varoff, ncol, &a, reps, 1, gio_aggs);
         MPI_Barrier(MPI_COMM_WORLD);
         wrong += check_file(argv[1], varoff, ncol, rank, np);
-        r = list_reps(argv[1], &d, varoff, ncol, &a, reps, 0);
+        r = list_reps(argv[1], &d, varoff, ncol, &a, reps, 0, gio_aggs);
     } else {
         for (int i = 0; i < reps; i++) {
             double t = transfer(nc, vars, &d, &a, 1);
@@ -352,9 +399,12 @@ int main(int argc, char **argv)
     MPI_Reduce(&pieces, &most, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     if (!rank)
         printf("varn ranks=%d path=%s pieces_per_rank=%lld bytes=%lld write_s=%.6f read_s=%.6f "
-               "wrong=%ld\n",
-               np, list ? "list" : "varn", most, (long long)(8 * NVARS * NLEV * ncol), w, r,
-               all_wrong);
+               "wrong=%ld aggregators=%d\n",
+               np,
+               gio_aggs ? "gio"
+               : list   ? "list"
+                        : "varn",
+               most, (long long)(8 * NVARS * NLEV * ncol), w, r, all_wrong, gio_aggs);
     MPI_Finalize();
     return all_wrong != 0;
 }

@@ -477,6 +477,9 @@ static int list_piece_check(MPI_Count i, MPI_Offset off, MPI_Offset len, int64_t
                           "piece %lld at %lld overlaps or precedes the one "
                           "before (ending at %lld): pieces must be sorted and disjoint",
                           (long long)i, (long long)off, (long long)end);
+    if (len > INT64_MAX - off)
+        return tacio_fail(TACIO_EINVAL, "piece %lld: offset %lld and length %lld pass 2^63",
+                          (long long)i, (long long)off, (long long)len);
     return 0;
 }
 
@@ -494,9 +497,11 @@ static int list_flat(MPI_Count n, const MPI_Offset *off, const MPI_Offset *len, 
     int rc = flat_reserve(&b, n);
     for (MPI_Count i = 0; !rc && i < n; i++) {
         rc = list_piece_check(i, off[i], len[i], end);
+        if (rc)
+            break; /* before its end is taken: it may not fit in 64 bits */
         end = len[i] ? off[i] + len[i] : end;
         *total += len[i];
-        rc = rc ? rc : flat_append(&b, off[i], len[i]);
+        rc = flat_append(&b, off[i], len[i]);
     }
     if (!rc && b.f.n == 0) /* nothing: a one-byte tile this rank never touches */
         rc = flat_append(&b, 0, 1);

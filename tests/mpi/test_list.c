@@ -6,8 +6,8 @@
  *     x * 7 + 3), then read back with the list and compared;
  *   - the file's view and pointer are left as they were;
  *   - a list that is unsorted, overlapping, or has a negative offset or
- *     length on one rank fails the call on every rank with MPI_ERR_ARG, and
- *     the file keeps its bytes.
+ *     length, or a piece whose end passes 2^63, on one rank fails the call
+ *     on every rank with MPI_ERR_ARG, and the file keeps its bytes.
  * usage: test_list DIR */
 #include "mpi_check.h"
 
@@ -79,7 +79,7 @@ static void check_image(const char *path, int p, int64_t size)
 static void bad_list(tacio_file_t fh, const char *path, int p, int64_t size, int how)
 {
     static const char *const what[] = {"unsorted", "overlapping", "negative offset",
-                                       "negative length"};
+                                       "negative length", "past 2^63"};
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     struct list l;
@@ -92,8 +92,10 @@ static void bad_list(tacio_file_t fh, const char *path, int p, int64_t size, int
             l.len[3] = l.off[4] - l.off[3] + 1, l.len[4] = 2;
         else if (how == 2)
             l.off[0] = -8;
-        else
+        else if (how == 3)
             l.len[5] = -1;
+        else
+            l.len[l.n - 1] = INT64_MAX; /* its end would wrap */
     }
     unsigned char *buf = calloc((size_t)l.bytes + 64, 1);
     int rc = tacio_file_write_list_all(fh, l.n, l.off, l.len, buf, MPI_STATUS_IGNORE);
@@ -154,7 +156,7 @@ int main(int argc, char **argv)
     tacio_file_get_byte_offset(fh, pos, &byte);
     check_that(pos == 3 && byte == 16 + 3 * 4, "the view or pointer moved: %lld, byte %lld",
                (long long)pos, (long long)byte);
-    for (int how = 0; how < 4 && p > 1; how++)
+    for (int how = 0; how < 5 && p > 1; how++)
         bad_list(fh, path, p, size, how);
     tacio_file_close(&fh);
     MPI_Info_free(&info);
