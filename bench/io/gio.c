@@ -185,7 +185,8 @@ struct shape {
     int64_t parts, bytes, rparts, rbytes; /* sent and received, in all */
 };
 
-/* Aggregator j of naggs among np ranks. */
+/* Aggregator j of naggs among np ranks, spread evenly: one on each NUMA
+ * node where the launcher places the ranks in order across the nodes. */
 static int agg_rank(int j, int np, int naggs)
 {
     return (int)((int64_t)j * np / naggs);
