@@ -73,6 +73,16 @@ ompi_romio() {
     "$info" 2>/dev/null | sed -n 's/.*MCA io: \(romio[0-9]*\).*/\1/p' | head -1
 }
 
+# pnetcdf_mpi: the MPI Debian's PnetCDF is built against (openmpi or mpich):
+# it runs only where it links to that one.
+pnetcdf_mpi() {
+    if ldd /usr/lib/x86_64-linux-gnu/libpnetcdf.so 2>/dev/null | grep -q "libmpi.so"; then
+        echo openmpi
+    else
+        echo mpich
+    fi
+}
+
 # report [NAME]: the closing line; fails when a check failed or none ran
 report() {
     echo "${1:+$1: }$passed passed, $failed failed"

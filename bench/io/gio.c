@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -106,6 +107,17 @@ static int full_io(int fd, char *p, int64_t len, int64_t off, int write)
     return 0;
 }
 
+/* The aggregator's k-th stripe from `first` clipped to [lo, hi), as
+ * [*a, *b); false past hi. */
+static bool own_stripe(const struct deal *d, int64_t k, int64_t lo, int64_t hi, int64_t *a,
+                       int64_t *b)
+{
+    int64_t s = d->first + k * d->naggs;
+    *a = s * d->stripe > lo ? s * d->stripe : lo;
+    *b = (s + 1) * d->stripe < hi ? (s + 1) * d->stripe : hi;
+    return s * d->stripe < hi;
+}
+
 /* The aggregator's stretches of file in [lo, hi), each moved with one
  * call between the image and the file: one stretch when it holds every
  * stripe, else one a stripe. */
@@ -114,25 +126,18 @@ static int stretches_io(const struct deal *d, int fd, char *image, int64_t lo, i
 {
     if (d->naggs == 1)
         return full_io(fd, image + image_at(d, lo), hi - lo, lo, write);
-    for (int64_t s = d->first; s * d->stripe < hi; s += d->naggs) {
-        int64_t a = s * d->stripe > lo ? s * d->stripe : lo;
-        int64_t b = (s + 1) * d->stripe < hi ? (s + 1) * d->stripe : hi;
-        int rc = full_io(fd, image + image_at(d, a), b - a, a, write);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    int rc = 0;
+    for (int64_t k = 0, a, b; !rc && own_stripe(d, k, lo, hi, &a, &b); k++)
+        rc = full_io(fd, image + image_at(d, a), b - a, a, write);
+    return rc;
 }
 
 /* The bytes of the aggregator's stripes in [lo, hi). */
 static int64_t own_bytes(const struct deal *d, int64_t lo, int64_t hi)
 {
     int64_t sum = 0;
-    for (int64_t s = d->first; s * d->stripe < hi; s += d->naggs) {
-        int64_t a = s * d->stripe > lo ? s * d->stripe : lo;
-        int64_t b = (s + 1) * d->stripe < hi ? (s + 1) * d->stripe : hi;
+    for (int64_t k = 0, a, b; own_stripe(d, k, lo, hi, &a, &b); k++)
         sum += b - a;
-    }
     return sum;
 }
 

@@ -205,8 +205,17 @@ static double host_clock(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* A call's time: from the first rank's start after a barrier to the last
- * rank's end, on the host's clock (the ceiling's measure below). */
+/* Work every rank did from a barrier, this rank from t0 to end: the
+ * seconds from the first rank's start to the last rank's end, which every
+ * rank learns (the calls' and the ceiling's measure). */
+static double span_seconds(double t0, double end)
+{
+    double mine[2] = {end, -t0}, last[2];
+    MPI_Allreduce(mine, last, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return last[0] + last[1];
+}
+
+/* A call's time: its span (above). */
 static double timed(MPI_File fh, double *buf, int64_t count, int write, int counted)
 {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -218,11 +227,10 @@ static double timed(MPI_File fh, double *buf, int64_t count, int write, int coun
     else
         check(MPI_File_read_at_all(fh, 0, buf, (int)count, MPI_DOUBLE, MPI_STATUS_IGNORE),
               "MPI_File_read_at_all");
-    double mine[2] = {host_clock(), -t0}, last[2];
+    double end = host_clock();
     if (counted)
         faults += minflt() - f0;
-    MPI_Allreduce(mine, last, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return last[0] + last[1];
+    return span_seconds(t0, end);
 }
 
 /* The runs of the file a rank's pieces form (touching pieces are one run). */
@@ -255,9 +263,7 @@ static double posix_timed(int fd, double *buf, int64_t bytes, int64_t at, int wr
         }
         done += n;
     }
-    double mine[2] = {host_clock(), -t0}, last[2];
-    MPI_Allreduce(mine, last, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return last[0] + last[1];
+    return span_seconds(t0, host_clock());
 }
 
 static int by_value(const void *a, const void *b)

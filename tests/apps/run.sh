@@ -69,9 +69,8 @@ hdf5() {
     fi
 }
 pnetcdf() {
-    # Debian builds PnetCDF against one MPI: it runs where it links to this one.
-    local pnc=mpich
-    ldd /usr/lib/x86_64-linux-gnu/libpnetcdf.so 2>/dev/null | grep -q "libmpi.so" && pnc=openmpi
+    local pnc
+    pnc=$(pnetcdf_mpi)
     [ "$kind" = "$pnc" ] || skip "PnetCDF is built against $pnc here, not $kind"
     if "mpicc.$kind" -o "$dir/pnetcdf_app.$kind" "$here/pnetcdf_app.c" -lpnetcdf \
         >"$dir/apps_build.txt" 2>&1; then

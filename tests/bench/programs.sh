@@ -41,9 +41,8 @@ iobench() {
 }
 
 varn() {
-    local pnc=mpich exe=$dir/varn.$kind out=$dir/varn_out.txt
-    ldd /usr/lib/x86_64-linux-gnu/libpnetcdf.so 2>/dev/null | grep -q "libmpi.so" && pnc=openmpi
-    [ "$kind" = "$pnc" ] || return 0 # PnetCDF is built against the other MPI here
+    local exe=$dir/varn.$kind out=$dir/varn_out.txt
+    [ "$kind" = "$(pnetcdf_mpi)" ] || return 0 # PnetCDF is built against the other MPI here
     if ! "mpicc.$kind" -O2 -o "$exe" "$src/bench/io/varn.c" "$src/bench/io/gio.c" \
         -I"$src/include" -lpnetcdf -L"$build/lib" -ltacio -Wl,-rpath,"$build/lib" >"$out" 2>&1; then
         ko "building varn:" && cat "$out" && return
