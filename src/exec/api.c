@@ -248,6 +248,7 @@ int tacio_file_close(tacio_file_t *fh)
     int rc = agree(f->comm, local);
     if (!rc && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0)
         unlink(f->path);
+    coll_trials_close(f);
     learned_close(&f->learned); /* rank 0's, while the other ranks wait */
     MPI_Barrier(f->comm);
     ofile_free(f);
@@ -495,14 +496,23 @@ static int list_flat(MPI_Count n, const MPI_Offset *off, const MPI_Offset *len, 
     if (n < 0 || (n > 0 && (!off || !len)))
         return tacio_fail(TACIO_EINVAL, "a list of %lld pieces without its arrays", (long long)n);
     int rc = flat_reserve(&b, n);
+    /* the flat's arrays filled here, not by flat_append, with the count,
+     * the end and the bytes in locals: the stores to the arrays would
+     * otherwise make the compiler reload them from memory every piece */
+    int64_t *o = b.f.off, *l = b.f.len, m = 0, bytes = 0;
     for (MPI_Count i = 0; !rc && i < n; i++) {
         rc = list_piece_check(i, off[i], len[i], end);
-        if (rc)
-            break; /* before its end is taken: it may not fit in 64 bits */
-        end = len[i] ? off[i] + len[i] : end;
-        *total += len[i];
-        rc = flat_append(&b, off[i], len[i]);
+        if (rc || !len[i])
+            continue; /* a bad piece ends the loop before its end is taken */
+        if (m && off[i] == end)
+            l[m - 1] += len[i];
+        else
+            o[m] = off[i], l[m++] = len[i];
+        end = off[i] + len[i];
+        bytes += len[i];
     }
+    b.f.n = m;
+    *total = bytes;
     if (!rc && b.f.n == 0) /* nothing: a one-byte tile this rank never touches */
         rc = flat_append(&b, 0, 1);
     if (rc) {

@@ -55,6 +55,7 @@ static void trials_after(struct call *c)
     struct trial_outcome o = {.trial = c->planning.trial,
                               .reused = c->reused,
                               .slowest = (double)paid_us * 1e-6,
+                              .paid = (double)c->use.call_us * 1e-6,
                               .predicted = plan ? plan->m.model_seconds : 0,
                               .label = label,
                               .choice = c->planning.choice,
@@ -80,6 +81,15 @@ static void trials_after(struct call *c)
         learned_settled(l, &t->key, t->n, t->choice, t->secs);
     else if (!c->reused && !o.trial && !o.learned) /* a shape's first call */
         learned_first_call(l, &t->key, o.choice, o.slowest, (int)c->f->hints.auto_trials + 1);
+}
+
+void coll_trials_close(struct tacio_file *f)
+{
+    for (int w = 0; w < 2; w++) {
+        const struct trials *t = &f->trials[w];
+        if (t->keyed && t->chosen < 0 && t->ran >= 2)
+            learned_settled(&f->learned, &t->key, t->ran, t->choice, t->secs);
+    }
 }
 
 /* ---- the kept schedule ---- */

@@ -15,6 +15,12 @@
 int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t count,
              MPI_Datatype dt, bool is_write, int64_t *bytes);
 
+/* At close, rank 0 with a wisdom file: a shape whose trials were waiting
+ * for the calls to earn the next one (src/exec/trials.c's TRIAL_BUDGET)
+ * is remembered as settled on the fastest it timed, so the next run starts
+ * there. Before learned_close. */
+void coll_trials_close(struct tacio_file *f);
+
 /* The same access by this rank alone (MPI's independent calls): its own
  * I/O, no other rank, no agreement; the result is this rank's. */
 int solo_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t count,

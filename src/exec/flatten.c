@@ -46,24 +46,43 @@ struct contents {
     int *ints;
     MPI_Aint *aints;
     MPI_Datatype *types;
-    struct flat **sub; /* flattened types[], held; NULL for a struct's member built in place */
+    struct flat **sub; /* flattened types[], held; for a struct's member built in place
+                        * NULL, or built_in_place once found derived */
     int ints_in[3 * CONTENTS_INLINE];
     MPI_Aint aints_in[CONTENTS_INLINE];
     MPI_Datatype types_in[CONTENTS_INLINE];
     struct flat *sub_in[CONTENTS_INLINE];
 };
 
-static void contents_free(struct contents *c)
+/* A struct's member built in place (append_type) that was a derived type:
+ * contents_free frees its handle without asking MPI what it is. */
+static struct flat built_in_place;
+
+/* Member i's handle freed where it is a derived type's. A member flattened
+ * or built in place was found derived then (a named one is in tacio's
+ * table by now): MPI is asked only about a member never looked at, which
+ * saves HDF5's struct of chunks one MPI call a chunk (MPICH takes a lock
+ * in each). */
+static void member_free(struct contents *c, int i)
 {
-    for (int i = 0; i < c->nd; i++) {
-        if (named_known(c->types[i])) /* the process's own flat; a handle never freed */
-            continue;
+    if (named_known(c->types[i])) /* the process's own flat; a handle never freed */
+        return;
+    bool derived = c->sub[i] != NULL;
+    if (c->sub[i] != &built_in_place)
         flat_release(c->sub[i]);
+    if (!derived) {
         int ni, na, nd, comb;
         MPI_Type_get_envelope(c->types[i], &ni, &na, &nd, &comb);
-        if (comb != MPI_COMBINER_NAMED)
-            MPI_Type_free(&c->types[i]);
+        derived = comb != MPI_COMBINER_NAMED;
     }
+    if (derived)
+        MPI_Type_free(&c->types[i]);
+}
+
+static void contents_free(struct contents *c)
+{
+    for (int i = 0; i < c->nd; i++)
+        member_free(c, i);
     if (c->ints != c->ints_in)
         free(c->ints);
     if (c->aints != c->aints_in)
@@ -248,7 +267,7 @@ static int flat_darray(const struct contents *c, struct flat_builder *b)
     return rc;
 }
 
-static int build_by_combiner(const struct contents *c, struct flat_builder *b);
+static int build_by_combiner(struct contents *c, struct flat_builder *b);
 
 /* t's extents appended at base, built in place rather than flattened into a
  * flat of its own first: HDF5's linked-chunk I/O hands over a struct of one
@@ -256,8 +275,9 @@ static int build_by_combiner(const struct contents *c, struct flat_builder *b);
  * 1.6 us a member (bench/io/flatbench's chunks case). Each MPI call here
  * runs once a chunk (MPICH takes a lock in each): the envelope is asked
  * once, and a named member is found in tacio's own table. */
-static int append_type(struct flat_builder *b, MPI_Datatype t, int64_t base)
+static int append_type(struct flat_builder *b, MPI_Datatype t, int64_t base, bool *derived)
 {
+    *derived = false;
     struct flat *f = named_known(t);
     if (f)
         return flat_append_repeat(b, f, base, 1, f->extent);
@@ -267,6 +287,7 @@ static int append_type(struct flat_builder *b, MPI_Datatype t, int64_t base)
         int rc = flatten_named(t, &f);
         return rc ? rc : flat_append_repeat(b, f, base, 1, f->extent);
     }
+    *derived = true;
     struct contents c;
     int rc = contents_of(t, ni, na, nd, comb, &c);
     b->shift += base;
@@ -277,12 +298,15 @@ static int append_type(struct flat_builder *b, MPI_Datatype t, int64_t base)
     return rc;
 }
 
-static int flat_struct(const struct contents *c, struct flat_builder *b)
+static int flat_struct(struct contents *c, struct flat_builder *b)
 {
     for (int k = 0; k < c->ints[0]; k++) {
         const struct flat *old = c->sub[k];
+        bool derived = false;
         int rc = old ? flat_append_repeat(b, old, c->aints[k], c->ints[1 + k], old->extent)
-                     : append_type(b, c->types[k], c->aints[k]);
+                     : append_type(b, c->types[k], c->aints[k], &derived);
+        if (derived)
+            c->sub[k] = &built_in_place;
         if (rc)
             return rc;
     }
@@ -307,7 +331,7 @@ static int64_t extents_estimate(const struct contents *c)
     return min64(n, cap);
 }
 
-static int build_by_combiner(const struct contents *c, struct flat_builder *b)
+static int build_by_combiner(struct contents *c, struct flat_builder *b)
 {
     const int *I = c->ints;
     const struct flat *old = c->nd ? c->sub[0] : NULL;

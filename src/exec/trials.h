@@ -29,6 +29,7 @@ struct trials {
     /* the default, the model's candidates and independent I/O */
     int order[AUTO_TRIALS_MAX + 2];                  /* plan_ctx.trial of each candidate */
     double secs[AUTO_TRIALS_MAX + 2];                /* by candidate: the slowest rank's time */
+    double paid[AUTO_TRIALS_MAX + 2];                /* by candidate: its trial call's whole time */
     double predicted[AUTO_TRIALS_MAX + 2];           /* the model's seconds for its plan */
     char label[AUTO_TRIALS_MAX + 2][160];            /* the plan's detail */
     char choice[AUTO_TRIALS_MAX + 2][WISDOM_CHOICE]; /* call_planning.choice (rank 0) */
@@ -39,6 +40,7 @@ struct trials {
     bool replan;         /* the kept schedule is not the chosen one's */
     double settled_secs; /* the chosen one's time when it won (0: a remembered choice's, not
                             yet measured) */
+    double spent;        /* agreed seconds of the trials' calls and of the calls between them */
     int slow, restarts;  /* drift: slow calls in a row, restarts so far */
     /* rank 0, wisdom on: the shape's wisdom key, from its last planned call */
     bool keyed;
@@ -46,7 +48,8 @@ struct trials {
 };
 
 /* The trial a call on a repeated shape runs (plan_ctx.trial), or -1: the
- * kept schedule serves it. */
+ * kept schedule serves it (the choice settled, or the next trial waits
+ * until the calls have earned it: TRIAL_BUDGET in trials.c). */
 int trials_next(const struct trials *t);
 /* Whether that trial runs on the kept schedule (the model's pick the first
  * call planned), timed but not planned again. */
@@ -65,6 +68,7 @@ struct trial_outcome {
     int trial;             /* plan_ctx.trial it ran */
     bool reused;           /* on the kept schedule */
     double slowest;        /* what a settled call of it would pay (coll.c trials_after), agreed */
+    double paid;           /* what this call took, planning included: the slowest rank's, agreed */
     double predicted;      /* the model's seconds for its plan (0: none) */
     const char *label;     /* its plan's detail */
     const char *choice;    /* its tacio_plan.choice (rank 0; "" elsewhere) */

@@ -167,12 +167,22 @@ static int *host_leaders(const struct tacio_topo *t)
     return to;
 }
 
+/* The collectives a gathered choice's call spends planning, where a call
+ * on a kept schedule spends none: its schedule is never kept, so every
+ * call plans twice, on the ranks' accesses and on the leaders', each pass
+ * a summary gather, a partition's broadcast and C's rows gathered, and the
+ * outcome's broadcast (src/exec/cplan.h). Charged two until the namespace
+ * lab's block ior1, where the model rated the gathered candidate 2% ahead
+ * of its pick and its call took 3.8 ms, 2.0 ms of it planning, against
+ * 0.25-0.45 ms for the others. */
+#define GATHERED_PLAN_COLLECTIVES 8
+
 /* What gathering costs beside the shuffle it changes: the busiest leader
  * takes its host's bytes in and puts them in file order (two copies at
- * bw_copy; a read, the same back), and the engine's second planning pass
- * on the gathered accesses (a summary gather and the plan's broadcast,
- * log2 p hops each). The host's own small collectives stay in its shared
- * memory: not charged, as the model charges no on-host latency. */
+ * bw_copy; a read, the same back), and the engine's planning on every call
+ * (GATHERED_PLAN_COLLECTIVES, log2 p hops each). The host's own small
+ * collectives stay in its shared memory: not charged, as the model charges
+ * no on-host latency. */
 static double gather_seconds(const struct plan_ctx *ctx, const struct cmatrix *moved)
 {
     int64_t *held = xcalloc((size_t)moved->p + 1, sizeof(int64_t)), most = 0;
@@ -180,7 +190,8 @@ static double gather_seconds(const struct plan_ctx *ctx, const struct cmatrix *m
         most = max64(most, held[moved->row[k]] += moved->cval[k]);
     free(held);
     const struct tacio_hints *h = ctx->h;
-    return 2.0 * (double)most / h->bw_copy + 2 * collective_hops(ctx->topo->nprocs) * h->latency;
+    return 2.0 * (double)most / h->bw_copy +
+           GATHERED_PLAN_COLLECTIVES * collective_hops(ctx->topo->nprocs) * h->latency;
 }
 
 int plan_node_aggregated(const struct plan_ctx *ctx, const struct tacio_plan *p,

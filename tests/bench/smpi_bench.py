@@ -8,6 +8,9 @@ here:
     never replacing a finished one and never a job's run, a hinted run a
     choice of its own, a broken line named;
   - summary auto: auto against the fastest choice;
+  - summary model: the cost model's seconds for each stored run's plan
+    (tacio plan --as-engine) beside its simulated write, and per job how
+    the model orders the candidates and what choosing by it would cost;
   - floors: the engine's plan (tacio plan --as-engine) of cube 2000^3 at
     64 ranks, its busiest-link and disk floors; a stored run under its
     floor fails, a run whose plan the planner does not make is counted and
@@ -184,6 +187,30 @@ def check_auto_summary(bench, work):
           f"auto against the fastest choice: {out} {err}")
 
 
+def check_model_summary(bench, work, build):
+    """Two stored runs of cube 2000^3 at 64 ranks, their simulated writes
+    in the reverse of the model's order: the model's fastest costs the
+    other's write over its own, and the rank correlation is -1."""
+    model = {k: engine_plan(build, s, k)[0]["model_seconds"] for s, k in (("romio", 1), ("tatp", 2))}
+    fast, slow = sorted(model, key=model.get)  # K per host: 1 is romio's, 2 tatp's
+    sim = {fast: 3.0, slow: 2.0}
+    runs = stored(work, "model.jsonl", run("inspur", 64, "romio", 1, sim[1], 9.0, 0.1),
+                  run("inspur", 64, "tatp", 2, sim[2], 9.0, 0.1),
+                  run("inspur", 64, "auto", 1, 1.0, 1.0, 0.1))
+    rc, out, err = bench("summary", "model", runs)
+    each = by(out, "model ", "choice")
+    job = lines_of(out, "model_job ")
+    name = {1: "romio@1", 2: "tatp@2"}
+    check(rc == 0 and set(each) == {"romio@1", "tatp@2"}
+          and float(each["romio@1"]["predicted_s"]) == float(f"{model[1]:.6g}")
+          and each["tatp@2"]["ratio"] == f"{model[2] / sim[2]:.3f}"
+          and len(job) == 1 and job[0].get("rank_correlation") == "-1.000"
+          and job[0].get("model_fastest") == name[fast]
+          and job[0].get("simulated_fastest") == name[slow]
+          and job[0].get("model_fastest_vs_best") == "1.500",
+          f"the model against the simulated runs: {out} {err}")
+
+
 def engine_plan(build, strategy, k):
     """The engine's plan of cube 2000^3 at 64 ranks on the scattered Inspur
     tree, with the bench's hints, and the platform's directory."""
@@ -272,6 +299,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         check_paper_summary(bench, work, names)
         check_auto_summary(bench, work)
+        check_model_summary(bench, work, build)
         check_floors(bench, work, build)
     check_simulate_helpers()
     check_refused(bench)

@@ -13,6 +13,10 @@
  *             the runner-up: the file's left= counts them down, or ends
  *             them when the model's ran far behind), and the run after the
  *             last starts at the fastest;
+ *   closed    a shape made three times and the file closed while its
+ *             trials wait or go on (the pick and the default timed, the
+ *             runner-up not): the file holds it settled (left=0) on what
+ *             was timed, and the next run starts there;
  *   broken    garbage, another version's file, a field the format lacks, a
  *             file too long, a FIFO and a directory in its place: each
  *             ignored with one warning on rank 0, trials run, nothing hangs
@@ -272,6 +276,25 @@ static int left_of(const char *text, const char *op)
     return left ? atoi(left + 6) : -1;
 }
 
+/* The wisdom file's left= of the read and the write on every rank (rank
+ * 0 reads it); the file's text on rank 0 (free it), NULL elsewhere. */
+static char *file_left(int left[2])
+{
+    size_t n;
+    char *text = rank_ == 0 ? slurp(wisdom_, &n) : NULL;
+    left[0] = left_of(text, "read"), left[1] = left_of(text, "write");
+    MPI_Bcast(left, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    return text;
+}
+
+/* A fresh wisdom file: none on disk, on every rank's return. */
+static void wisdom_none(void)
+{
+    if (rank_ == 0)
+        unlink(wisdom_);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* One write and one read a run: trials spread over runs. Run 1 times the
  * model's pick (left=2 of 3), each later run one candidate more until none
  * is left (or the model's ran far behind the default: the rest are not
@@ -279,18 +302,14 @@ static int left_of(const char *text, const char *op)
 static void checkpoint(const char *dir)
 {
     static const char *const ops[2] = {"read", "write"};
-    if (rank_ == 0)
-        unlink(wisdom_);
-    MPI_Barrier(MPI_COMM_WORLD);
+    wisdom_none();
     int left[2] = {3, 3}; /* before run 1: all three */
     for (int r = 1; r <= 5; r++) {
         struct seq s;
         memset(&s, 0, sizeof s);
         run(dir, "checkpoint", false, 1, &s);
-        size_t n;
-        char *text = rank_ == 0 ? slurp(wisdom_, &n) : NULL;
-        int now[2] = {left_of(text, "read"), left_of(text, "write")};
-        MPI_Bcast(now, 2, MPI_INT, 0, MPI_COMM_WORLD);
+        int now[2];
+        char *text = file_left(now);
         for (int w = 0; w < 2; w++) {
             bool settled = left[w] == 0;
             check_that(s.learned[w][0] == settled && !s.reused[w][0],
@@ -307,6 +326,26 @@ static void checkpoint(const char *dir)
     check_that(!left[0] && !left[1], "checkpoint: five runs did not settle it");
 }
 
+/* Three calls of a shape (the first, the pick, the default), then close:
+ * settled in the file, and the next run's first call runs it. */
+static void closed_early(const char *dir)
+{
+    wisdom_none();
+    struct seq s;
+    memset(&s, 0, sizeof s);
+    run(dir, "closed", false, 3, &s);
+    int left[2];
+    char *text = file_left(left);
+    check_that(left[0] == 0 && left[1] == 0, "closed: not settled at close: %s", text ? text : "");
+    free(text);
+    memset(&s, 0, sizeof s);
+    run(dir, "closed", false, 2, &s);
+    for (int w = 0; w < 2; w++)
+        check_that(s.learned[w][0] == 1 && s.reused[w][1] == 1,
+                   "closed: the next run's %s: learned %lld, then reused %lld",
+                   w ? "write" : "read", (long long)s.learned[w][0], (long long)s.reused[w][1]);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -314,9 +353,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs_);
     snprintf(wisdom_, sizeof wisdom_, "%s/wisdom_%d.txt", dir, nprocs_);
-    if (rank_ == 0)
-        unlink(wisdom_);
-    MPI_Barrier(MPI_COMM_WORLD);
+    wisdom_none();
     struct seq s;
     memset(&s, 0, sizeof s);
     run(dir, "learn", false, CALLS, &s);
@@ -352,6 +389,7 @@ int main(int argc, char **argv)
     free(learned), free(again);
 
     checkpoint(dir);
+    closed_early(dir);
     broken_files(dir);
     return finish("test_wisdom");
 }

@@ -6,7 +6,12 @@
  *       rather than run the kept schedule, another trial's; and drift is
  *       watched on those calls as on kept ones.
  *   kept_choice             the fastest trial's schedule was kept: the
- *       calls after the trials run it, planned by none. */
+ *       calls after the trials run it, planned by none.
+ *   budget_waits            a trial that lost against the fastest (its
+ *       whole call, planning included) makes the next one wait until the
+ *       calls have earned it (TRIAL_BUDGET: 3% of the seconds spent), on
+ *       the fastest's kept schedule; trials that cost little run back to
+ *       back. */
 #include "check.h"
 #include "exec/trials.h"
 
@@ -15,11 +20,13 @@
 /* One successful call of trial, as trials_after reports it, then the
  * engine's keep decision for its schedule (keep_schedule); the next call's
  * trial (trials_next: -1 is the kept schedule). */
-static int call(struct trials *t, int trial, bool reused, bool keepable, double secs)
+static int call_paying(struct trials *t, int trial, bool reused, bool keepable, double secs,
+                       double paid)
 {
     struct trial_outcome o = {.trial = trial,
                               .reused = reused,
                               .slowest = secs,
+                              .paid = paid,
                               .label = "plan",
                               .choice = "",
                               .model_pick = true,
@@ -33,17 +40,41 @@ static int call(struct trials *t, int trial, bool reused, bool keepable, double 
     return trials_next(t);
 }
 
+/* A call that took what a settled one of it would (no planning). */
+static int call(struct trials *t, int trial, bool reused, bool keepable, double secs)
+{
+    return call_paying(t, trial, reused, keepable, secs, secs);
+}
+
+/* Calls on the kept schedule, secs each, while the next trial waits: how
+ * many ran before it was due (at most 1000). */
+static int wait_for_trial(struct trials *t, double secs)
+{
+    int waited = 0;
+    while (trials_next(t) < 0 && t->chosen < 0 && waited < 1000) {
+        call(t, 0, true, false, secs);
+        waited++;
+    }
+    return waited;
+}
+
 /* The first call (the model's pick, kept), the pick timed on that kept
  * schedule, then the default and the runners-up 3 and 4 planned, each
- * keepable but trial 3; secs[k]: trial k's time. The next call's trial. */
+ * keepable but trial 3, the kept schedule serving while a trial waits;
+ * secs[k]: trial k's time. The next call's trial. */
 static int run_trials(struct trials *t, const double secs[5])
 {
     trials_reset(t, 3, false);
     CHECK_EQ(call(t, 0, false, true, 9.0), 2);
     CHECK(trials_on_kept(t));
     CHECK_EQ(call(t, 2, true, false, secs[2]), 1);
-    CHECK_EQ(call(t, 1, false, true, secs[1]), 3);
-    CHECK_EQ(call(t, 3, false, false, secs[3]), 4);
+    call(t, 1, false, true, secs[1]);
+    double held = secs[1] < secs[2] ? secs[1] : secs[2];
+    wait_for_trial(t, held);
+    CHECK_EQ(trials_next(t), 3);
+    call(t, 3, false, false, secs[3]);
+    wait_for_trial(t, held);
+    CHECK_EQ(trials_next(t), 4);
     return call(t, 4, false, true, secs[4]);
 }
 
@@ -76,10 +107,54 @@ static void test_kept_choice(void)
         CHECK_EQ(call(&t, 0, true, false, 0.8), -1);
 }
 
+static void test_budget_waits(void)
+{
+    struct trials t;
+    trials_reset(&t, 3, false);
+    call(&t, 0, false, true, 9.0);
+    CHECK_EQ(call(&t, 2, true, false, 1.0), 1); /* the pick, then the default at once */
+    CHECK_EQ(call(&t, 1, false, true, 2.0), -1);
+    CHECK_EQ(t.held, 2);
+    /* lost 1.0 s of 3.0 spent: due once 0.03 of the spent reaches 1.0,
+     * after 31 calls of 1.0 s on the pick's kept schedule */
+    CHECK_EQ(wait_for_trial(&t, 1.0), 31);
+    CHECK_EQ(trials_next(&t), 3);
+    CHECK_EQ(t.chosen, -1);
+    /* a runner-up within the budget: the next follows at once */
+    CHECK_EQ(call(&t, 3, false, true, 1.001), 4);
+    call(&t, 4, false, true, 0.9); /* the last: it wins and is kept */
+    CHECK_EQ(t.chosen, 4);
+    CHECK_EQ(t.held, 4);
+
+    /* a trial's planning counts against the budget too: the default at
+     * the pick's settled time, but its call planned and took 1.5 s (lost
+     * 0.5 of 2.5), waits until 0.03 of the spent reaches 0.5: 15 calls */
+    trials_reset(&t, 3, false);
+    call(&t, 0, false, true, 9.0);
+    CHECK_EQ(call(&t, 2, true, false, 1.0), 1);
+    CHECK_EQ(call_paying(&t, 1, false, true, 1.0, 1.5), -1);
+    CHECK_EQ(wait_for_trial(&t, 1.0), 15);
+
+    /* trials that cost little run back to back */
+    trials_reset(&t, 3, false);
+    call(&t, 0, false, true, 9.0);
+    CHECK_EQ(call(&t, 2, true, false, 1.0), 1);
+    CHECK_EQ(call(&t, 1, false, true, 1.02), 3);
+    CHECK_EQ(call(&t, 3, false, true, 1.01), 4);
+
+    /* the fastest's schedule not kept (node aggregation): nothing to wait
+     * on that is the fastest's, so the trials go on at once */
+    trials_reset(&t, 3, false);
+    call(&t, 0, false, true, 9.0);
+    CHECK_EQ(call(&t, 2, true, false, 1.0), 1);
+    CHECK_EQ(call(&t, 1, false, false, 0.8), 3);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc, (void)argv;
     test_node_aggregated_choice();
     test_kept_choice();
+    test_budget_waits();
     return check_report("test_trials_state");
 }

@@ -26,7 +26,9 @@ clusters, jobs and lines are.
   paper [--quick] [--job NAME]       the papers' jobs at their size
                                      (2000^3 doubles, data-free)
   memory [--quick]                   the memory-conscious paper's experiment
-  summary paper|auto FILE...         the summary of stored runs (--results)
+  summary paper|auto|model FILE...   the summary of stored runs (--results;
+                                     model: auto's cost model against each
+                                     stored run, candidate by candidate)
   floors FILE...                     no stored run under its plan's floor
 """
 
@@ -90,7 +92,7 @@ def parser():
     memory.add_argument("--quick", action="store_true", help="the 16 MiB budget only")
     _simulating(memory)
     summ = sub.add_parser("summary", help="the summary of stored runs")
-    summ.add_argument("kind", choices=("paper", "auto"))
+    summ.add_argument("kind", choices=("paper", "auto", "model"))
     summ.add_argument("files", nargs="+", metavar="FILE")
     _common(summ)
     fl = sub.add_parser("floors", help="no stored run under its plan's floor")
@@ -155,6 +157,8 @@ def _stored(args, work):
             sys.exit(1)
     elif args.kind == "auto":
         summary.auto_check(runs)
+    elif args.kind == "model":
+        summary.model_check(runs, lambda job, s, k: summary.model_seconds(work, tacio, job, s, k))
     else:
         summary.paper(runs, lambda job: summary.link_bounds(work, tacio, job),
                       simulate.strategies(tacio))

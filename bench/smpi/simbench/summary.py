@@ -129,6 +129,79 @@ def plan(work, tacio, job, strategy, k, as_engine=False):
     return json.loads(p.stdout)
 
 
+def model_check(runs, predict):
+    """auto's cost model against the simulation, candidate by candidate
+    (issue 50's "at paper scale, the model's predicted against simulated
+    time per candidate"): per stored run of a job whose pattern the planner
+    names (auto's and hinted runs left out), predict(job, strategy, K) is
+    the model's seconds for the write of that plan, beside the simulated
+    write. Per job: the median and worst of predicted over simulated, the
+    rank correlation of the two over the candidates (1: the model orders
+    them as the simulation does), and what choosing by the model alone
+    would cost: the simulated write of the model's fastest candidate over
+    the simulated fastest's. Every stored strategy is a candidate here,
+    cuts and lustre too, which auto does not rate."""
+    all_ratios, losses = [], []
+    for job, rs in by_job(r for r in runs if r.finished).items():
+        pairs = []
+        for r in rs:
+            if r.strategy == "auto" or r.hints or planner_pattern(job) is None:
+                continue
+            predicted = predict(job, r.strategy, r.per_host)
+            simulated = float(r["write_s"])
+            pairs.append((f"{r.strategy}@{r.per_host}", predicted, simulated))
+            print(f"model job={job.name} choice={r.strategy}@{r.per_host} "
+                  f"predicted_s={predicted:.6g} simulated_s={simulated:.6g} "
+                  f"ratio={predicted / simulated:.3f}")
+        if len(pairs) < 2:
+            continue
+        ratios = sorted(p / s for _, p, s in pairs)
+        by_model = min(pairs, key=lambda c: c[1])
+        best = min(pairs, key=lambda c: c[2])
+        loss = by_model[2] / best[2]
+        all_ratios += ratios
+        losses.append(loss)
+        worst = max(ratios, key=lambda x: abs(x - 1))
+        print(f"model_job job={job.name} candidates={len(pairs)} "
+              f"median_ratio={ratios[len(ratios) // 2]:.3f} worst_ratio={worst:.3f} "
+              f"rank_correlation={_rank_correlation(pairs):.3f} model_fastest={by_model[0]} "
+              f"simulated_fastest={best[0]} model_fastest_vs_best={loss:.3f}", flush=True)
+    if losses:
+        all_ratios.sort()
+        print(f"model_median_ratio={all_ratios[len(all_ratios) // 2]:.3f} "
+              f"model_fastest_vs_best_worst={max(losses):.3f} "
+              f"model_fastest_vs_best_geomean={geomean(losses):.3f} jobs={len(losses)}")
+
+
+def _rank_correlation(pairs):
+    """Spearman's rank correlation of predicted and simulated seconds
+    (ties take their mean rank)."""
+    def ranks(values):
+        order = sorted(range(len(values)), key=lambda i: values[i])
+        r = [0.0] * len(values)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2
+            i = j + 1
+        return r
+    a, b = ranks([p for _, p, _ in pairs]), ranks([s for _, _, s in pairs])
+    n = len(pairs)
+    ma, mb = sum(a) / n, sum(b) / n
+    cov = sum((x - ma) * (y - mb) for x, y in zip(a, b))
+    var = (sum((x - ma) ** 2 for x in a) * sum((y - mb) ** 2 for y in b)) ** 0.5
+    return cov / var if var else 0.0
+
+
+def model_seconds(work, tacio, job, strategy, k):
+    """The model's seconds for the engine's plan of job's write (what the
+    simulated run planned)."""
+    return plan(work, tacio, job, strategy, k, as_engine=True)["model_seconds"]
+
+
 def repeat_goal(calls):
     """auto's total over repeated calls against the best fixed choice's
     (issue 50's goal): 0.97 at 20 calls, 0.99 from 200."""
