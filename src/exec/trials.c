@@ -64,9 +64,7 @@ static bool trial_due(const struct trials *t)
     int best = fastest(t);
     if (t->order[best] != t->held)
         return true;
-    double lost = 0;
-    for (int i = 0; i < t->ran; i++)
-        lost += t->paid[i] - t->secs[best];
+    double lost = t->trials_paid - t->ran * t->secs[best];
     return lost <= TRIAL_BUDGET * t->spent;
 }
 
@@ -233,7 +231,7 @@ bool trials_record(struct trials *t, const struct trial_outcome *o)
     if (o->trial == 1 && o->independent && t->order[t->n - 1] == AUTO_TRIAL_INDEPENDENT)
         t->n--; /* the default's own path: timed already */
     t->secs[i] = o->slowest;
-    t->paid[i] = o->paid;
+    t->trials_paid += o->paid;
     t->spent += o->paid;
     if (!on_kept) {
         t->predicted[i] = o->predicted;

@@ -29,7 +29,6 @@ struct trials {
     /* the default, the model's candidates and independent I/O */
     int order[AUTO_TRIALS_MAX + 2];                  /* plan_ctx.trial of each candidate */
     double secs[AUTO_TRIALS_MAX + 2];                /* by candidate: the slowest rank's time */
-    double paid[AUTO_TRIALS_MAX + 2];                /* by candidate: its trial call's whole time */
     double predicted[AUTO_TRIALS_MAX + 2];           /* the model's seconds for its plan */
     char label[AUTO_TRIALS_MAX + 2][160];            /* the plan's detail */
     char choice[AUTO_TRIALS_MAX + 2][WISDOM_CHOICE]; /* call_planning.choice (rank 0) */
@@ -41,6 +40,7 @@ struct trials {
     double settled_secs; /* the chosen one's time when it won (0: a remembered choice's, not
                             yet measured) */
     double spent;        /* agreed seconds of the trials' calls and of the calls between them */
+    double trials_paid;  /* of those, the timed trials' whole calls */
     int slow, restarts;  /* drift: slow calls in a row, restarts so far */
     /* rank 0, wisdom on: the shape's wisdom key, from its last planned call */
     bool keyed;
