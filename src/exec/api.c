@@ -2,6 +2,7 @@
  * TACIO_E* code; here, at the boundary, it becomes an MPI error code. */
 #include "tacio.h"
 
+#include "../base/warm.h"
 #include "agree.h"
 #include "backend.h"
 #include "coll.h"
@@ -230,6 +231,7 @@ int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, t
         return api_result(rc);
     }
     print_hints(f);
+    warm_open();
     if (f->rank == 0) /* the planner's rank */
         learned_open(&f->learned, f->hints.wisdom, f->topo, f->fd);
     *fh = f;
@@ -252,6 +254,7 @@ int tacio_file_close(tacio_file_t *fh)
     learned_close(&f->learned); /* rank 0's, while the other ranks wait */
     MPI_Barrier(f->comm);
     ofile_free(f);
+    warm_close();
     *fh = NULL;
     return api_result(rc);
 }

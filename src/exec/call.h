@@ -27,6 +27,7 @@ struct call_planning {
     bool last_candidate;  /* auto's ranking has no candidate after this trial's (every rank) */
     bool model_pick;      /* auto planned its model's pick (every rank)... */
     bool pick_is_default; /* ...which the default plans alike (every rank) */
+    int64_t default_us;   /* ...and the model's time for the default's plan (every rank) */
     /* rank 0: the path auto's trial or wisdom takes where the hints leave
      * it automatic (PATH_RULE: the hints' rule decides) */
     enum call_path path;

@@ -64,6 +64,7 @@ static void trials_after(struct call *c)
                               .last_candidate = c->planning.last_candidate,
                               .model_pick = c->planning.model_pick,
                               .pick_is_default = c->planning.pick_is_default,
+                              .default_predicted = (double)c->planning.default_us * 1e-6,
                               .keepable = keepable,
                               .rank = c->f->rank,
                               .path = c->f->path,

@@ -99,6 +99,7 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
         c->planning.last_candidate = plan->last_candidate;
         c->planning.model_pick = plan->model_pick;
         c->planning.pick_is_default = plan->pick_is_default;
+        c->planning.default_us = (int64_t)(plan->default_seconds * 1e6);
     }
     if (!rc && plan && plan->node_aggregated) { /* planned again once the hosts gathered */
         tacio_plan_free(plan);
@@ -169,6 +170,7 @@ static int send_outcome(struct call *c, int rc)
     o.last_candidate = c->planning.last_candidate;
     o.model_pick = c->planning.model_pick;
     o.pick_is_default = c->planning.pick_is_default;
+    o.default_us = c->planning.default_us;
     if (o.cmd == CMD_INDEPENDENT)
         o.n = s->indep_bytes, o.striped = s->sieve;
     if (o.cmd == CMD_DONE) {
@@ -192,6 +194,8 @@ static int take_outcome(struct call *c, struct order *o)
     c->planning.last_candidate |= o->last_candidate != 0;
     c->planning.model_pick |= o->model_pick != 0;
     c->planning.pick_is_default |= o->pick_is_default != 0;
+    if (o->default_us)
+        c->planning.default_us = o->default_us;
     if (o->cmd == CMD_INDEPENDENT)
         s->indep_bytes = o->n, s->sieve = o->striped;
     if (o->cmd != CMD_DONE)

@@ -1,5 +1,7 @@
 #include "flatten.h"
 
+#include "../base/warm.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -84,19 +86,20 @@ static void contents_free(struct contents *c)
     for (int i = 0; i < c->nd; i++)
         member_free(c, i);
     if (c->ints != c->ints_in)
-        free(c->ints);
+        warm_free(c->ints);
     if (c->aints != c->aints_in)
-        free(c->aints);
+        warm_free(c->aints);
     if (c->types != c->types_in)
-        free(c->types);
+        warm_free(c->types);
     if (c->sub != c->sub_in)
-        free(c->sub);
+        warm_free(c->sub);
 }
 
-/* Room for n elements of `size` bytes: the inline array when they fit. */
+/* Room for n elements of `size` bytes: the inline array when they fit
+ * (a million-block type's, warm: warm.h). */
 static void *room(void *in, int fits, int n, size_t size)
 {
-    return n <= fits ? in : malloc(size * (size_t)n);
+    return n <= fits ? in : warm_alloc(size * (size_t)n);
 }
 
 /* t's contents, its envelope (ni, na, nd, combiner) known. */

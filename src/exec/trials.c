@@ -17,6 +17,15 @@
  * costs several times as much (bench/io/repeat: cube, struct's reads),
  * three such trials cost more than 20 calls can win back. */
 #define FAR_FACTOR 1.5
+/* The default rated by the model at this many times the pick's measured
+ * time or more: its trial is not run. The model's worst pessimism on
+ * romio's plans at paper scale is 1.46x (`bench/smpi/run summary model`),
+ * so a default so rated would run at least 1.37x the pick; where the
+ * model rates the machine optimistically (bench/io's 4 ranks on 2 cores:
+ * measured times 1.5-10x its seconds) the default is always tried.
+ * Under SMPI the fat tree's and the dragonfly's default ran at twice the
+ * pick's time: most of what auto lost there over 20 calls. */
+#define DOMINATED_FACTOR 2.0
 /* Trials pay for themselves: after the first two (the model's pick and the
  * default, or its runner-up), the next trial runs only while what the
  * trials so far cost beyond the fastest of them (their whole calls,
@@ -35,6 +44,7 @@ void trials_reset(struct trials *t, int64_t auto_trials, bool independent)
     if (auto_trials <= 0)
         return;
     int most = auto_trials < AUTO_TRIALS_MAX ? (int)auto_trials : AUTO_TRIALS_MAX;
+    t->asked = most;
     /* The first call runs the model's pick (trial 0) untimed: it pays for
      * what every later call finds ready (windows, the file's pages); then
      * the default, the model's pick and its runners-up, one call each (the
@@ -109,6 +119,9 @@ static void settle(struct trials *t, const struct trial_outcome *o)
     for (int i = 0; i < t->n; i++)
         fprintf(stderr, "tacio:   %s %.6f s measured, %.6f s predicted: %s\n",
                 i == best ? "*" : " ", t->secs[i], t->predicted[i], t->label[i]);
+    if (t->default_skipped)
+        fprintf(stderr, "tacio:     the default not tried: %.6f s predicted\n",
+                t->default_predicted);
 }
 
 /* A remembered choice's first call: settled, on the schedule it made; its
@@ -135,6 +148,18 @@ static void drop_runners_up_after(struct trials *t, int i)
         if (t->order[k] < 3 || t->order[k] == AUTO_TRIAL_INDEPENDENT)
             t->order[n++] = t->order[k];
     t->n = n;
+}
+
+/* The pick (slot i) just timed: the default's trial, still to come, is
+ * dropped when the model rates it DOMINATED_FACTOR times that or more. */
+static void skip_dominated_default(struct trials *t, int i)
+{
+    int d = slot_of(t, 1);
+    if (d <= i || !t->default_predicted || t->default_predicted < DOMINATED_FACTOR * t->secs[i])
+        return;
+    memmove(t->order + d, t->order + d + 1, sizeof *t->order * (size_t)(t->n - d - 1));
+    t->n--;
+    t->default_skipped = true;
 }
 
 /* The model's pick (trial 2) timed FAR_FACTOR slower than the default. */
@@ -164,6 +189,7 @@ static void pick_first(struct trials *t, const struct trial_outcome *o)
     }
     t->kept_trial = 2;
     t->pick_last = o->last_candidate;
+    t->default_predicted = o->default_predicted;
     t->predicted[0] = o->predicted;
     snprintf(t->label[0], sizeof t->label[0], "%s", o->label);
     snprintf(t->choice[0], sizeof t->choice[0], "%s", o->choice);
@@ -192,7 +218,7 @@ static void watch_drift(struct trials *t, const struct trial_outcome *o)
     if (t->slow >= DRIFT_CALLS && t->restarts < TRIALS_RESTARTS) {
         int restarts = t->restarts + 1; /* counted per shape: a new one resets it */
         bool independent = t->order[t->n - 1] == AUTO_TRIAL_INDEPENDENT;
-        trials_reset(t, t->n - 1 - independent, independent); /* as order[] held them */
+        trials_reset(t, t->asked, independent); /* the default too, if skipped */
         t->restarts = restarts;
     }
 }
@@ -241,8 +267,10 @@ bool trials_record(struct trials *t, const struct trial_outcome *o)
     t->ran = i + 1;
     if ((on_kept ? t->pick_last : o->last_candidate) || pick_far_behind(t))
         drop_runners_up_after(t, i);
-    if (on_kept) /* the pick's schedule, kept, is timed now */
+    if (on_kept) { /* the pick's schedule, kept, is timed now */
         t->held = t->kept_trial, t->kept_trial = 0;
+        skip_dominated_default(t, i);
+    }
     if (t->ran < t->n)
         return false;
     settle(t, o);

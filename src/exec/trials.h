@@ -24,24 +24,27 @@
 #include <stdint.h>
 
 struct trials {
-    int n;   /* candidates, in order[] (0: trials off) */
-    int ran; /* timed so far */
+    int n;     /* candidates, in order[] (0: trials off) */
+    int ran;   /* timed so far */
+    int asked; /* the model's candidates the trials began with (tacio_auto_trials) */
     /* the default, the model's candidates and independent I/O */
     int order[AUTO_TRIALS_MAX + 2];                  /* plan_ctx.trial of each candidate */
     double secs[AUTO_TRIALS_MAX + 2];                /* by candidate: the slowest rank's time */
     double predicted[AUTO_TRIALS_MAX + 2];           /* the model's seconds for its plan */
     char label[AUTO_TRIALS_MAX + 2][160];            /* the plan's detail */
     char choice[AUTO_TRIALS_MAX + 2][WISDOM_CHOICE]; /* call_planning.choice (rank 0) */
-    int kept_trial;      /* the trial the kept schedule serves next (0: none) */
-    int held;            /* the timed trial whose schedule is kept (0: none yet) */
-    bool pick_last;      /* the pick so served has no runner-up (last_candidate) */
-    int chosen;          /* the settled candidate's trial, -1 while trying */
-    bool replan;         /* the kept schedule is not the chosen one's */
-    double settled_secs; /* the chosen one's time when it won (0: a remembered choice's, not
-                            yet measured) */
-    double spent;        /* agreed seconds of the trials' calls and of the calls between them */
-    double trials_paid;  /* of those, the timed trials' whole calls */
-    int slow, restarts;  /* drift: slow calls in a row, restarts so far */
+    int kept_trial;           /* the trial the kept schedule serves next (0: none) */
+    int held;                 /* the timed trial whose schedule is kept (0: none yet) */
+    bool pick_last;           /* the pick so served has no runner-up (last_candidate) */
+    double default_predicted; /* the model's seconds for the default's plan (pick_first) */
+    bool default_skipped;     /* ...twice the pick's measured time or more: not tried */
+    int chosen;               /* the settled candidate's trial, -1 while trying */
+    bool replan;              /* the kept schedule is not the chosen one's */
+    double settled_secs;      /* the chosen one's time when it won (0: a remembered choice's, not
+                                 yet measured) */
+    double spent;       /* agreed seconds of the trials' calls and of the calls between them */
+    double trials_paid; /* of those, the timed trials' whole calls */
+    int slow, restarts; /* drift: slow calls in a row, restarts so far */
     /* rank 0, wisdom on: the shape's wisdom key, from its last planned call */
     bool keyed;
     struct wisdom_key key;
@@ -65,21 +68,22 @@ void trials_reset(struct trials *t, int64_t auto_trials, bool independent);
 bool trials_keep_new(struct trials *t, int trial);
 /* A successful call, as the trials see it. */
 struct trial_outcome {
-    int trial;             /* plan_ctx.trial it ran */
-    bool reused;           /* on the kept schedule */
-    double slowest;        /* what a settled call of it would pay (coll.c trials_after), agreed */
-    double paid;           /* what this call took, planning included: the slowest rank's, agreed */
-    double predicted;      /* the model's seconds for its plan (0: none) */
-    const char *label;     /* its plan's detail */
-    const char *choice;    /* its tacio_plan.choice (rank 0; "" elsewhere) */
-    bool learned;          /* a choice the wisdom file remembered */
-    bool independent;      /* it ran independent I/O */
-    bool last_candidate;   /* auto has no candidate after this one */
-    bool model_pick;       /* the first call planned the model's pick (a plan: collective) */
-    bool pick_is_default;  /* the default plans as that pick does */
-    bool keepable;         /* the call's new schedule can be kept */
-    int rank;              /* this rank (0 says the choice: TACIO_PRINT_CHOICE) */
-    const char *path, *op; /* the file and "write" or "read", for saying so */
+    int trial;            /* plan_ctx.trial it ran */
+    bool reused;          /* on the kept schedule */
+    double slowest;       /* what a settled call of it would pay (coll.c trials_after), agreed */
+    double paid;          /* what this call took, planning included: the slowest rank's, agreed */
+    double predicted;     /* the model's seconds for its plan (0: none) */
+    const char *label;    /* its plan's detail */
+    const char *choice;   /* its tacio_plan.choice (rank 0; "" elsewhere) */
+    bool learned;         /* a choice the wisdom file remembered */
+    bool independent;     /* it ran independent I/O */
+    bool last_candidate;  /* auto has no candidate after this one */
+    bool model_pick;      /* the first call planned the model's pick (a plan: collective) */
+    bool pick_is_default; /* the default plans as that pick does */
+    double default_predicted; /* ...and the model's seconds for the default's plan (0: none) */
+    bool keepable;            /* the call's new schedule can be kept */
+    int rank;                 /* this rank (0 says the choice: TACIO_PRINT_CHOICE) */
+    const char *path, *op;    /* the file and "write" or "read", for saying so */
 };
 /* After a successful call: its time and plan, and what the next call runs;
  * true when the call's trial was the last and the choice settled. */

@@ -127,6 +127,10 @@ struct tacio_plan {
     /* auto, on its pick: the default (romio on the hints as they are)
      * plans alike, as the model sees it: a trial of both times one plan twice */
     bool pick_is_default;
+    /* auto, on its pick: the model's seconds for the default's plan (0: not
+     * rated); the engine skips the default's trial when it is far behind
+     * the pick's measured time (src/exec/trials.c) */
+    double default_seconds;
 };
 
 struct plan_ctx;

@@ -1,18 +1,27 @@
 #include "view.h"
 
 #include "../base/util.h"
+#include "../base/warm.h"
 #include "pattern.h"
 
 #include <string.h>
+
+/* An array of cap extents in place of a (NULL: a new one, warm if a freed
+ * one fits: warm.h). */
+static int64_t *extents_array(int64_t *a, int64_t cap)
+{
+    size_t bytes = sizeof(int64_t) * (size_t)cap;
+    return a ? realloc(a, bytes) : warm_alloc(bytes);
+}
 
 /* The builder's arrays, with room for cap extents (cap unchanged when
  * either cannot grow). */
 static int flat_resize(struct flat_builder *b, int64_t cap)
 {
-    int64_t *o = realloc(b->f.off, sizeof(int64_t) * (size_t)cap);
+    int64_t *o = extents_array(b->f.off, cap);
     if (o)
         b->f.off = o;
-    int64_t *l = realloc(b->f.len, sizeof(int64_t) * (size_t)cap);
+    int64_t *l = extents_array(b->f.len, cap);
     if (l)
         b->f.len = l;
     if (!o || !l)
@@ -97,7 +106,7 @@ static void flat_seal(struct flat *f)
 int flat_finish(struct flat_builder *b, int64_t lb, int64_t extent, struct flat **out)
 {
     struct flat *f = malloc(sizeof *f);
-    int64_t *cum = malloc(sizeof(int64_t) * (size_t)(b->f.n + 1));
+    int64_t *cum = warm_alloc(sizeof(int64_t) * (size_t)(b->f.n + 1));
     if (!f || !cum) {
         free(f);
         free(cum);
@@ -110,7 +119,10 @@ int flat_finish(struct flat_builder *b, int64_t lb, int64_t extent, struct flat 
     f->lb = lb;
     f->extent = extent;
     flat_seal(f);
-    if (b->cap - f->n > 4096) { /* reserved for blocks that merged: give it back */
+    /* Reserved for blocks that merged: given back when most of it is, and
+     * kept when a few merged, as for sorted irregular pieces, so that the
+     * next flattening of such a type finds the arrays warm (warm.h). */
+    if (b->cap - f->n > 4096 && f->n < b->cap / 2) {
         int64_t *o = realloc(f->off, sizeof(int64_t) * (size_t)(f->n + 1));
         int64_t *l = realloc(f->len, sizeof(int64_t) * (size_t)(f->n + 1));
         f->off = o ? o : f->off;
@@ -138,9 +150,9 @@ void flat_free(struct flat *f)
 {
     if (!f)
         return;
-    free(f->off);
-    free(f->len);
-    free(f->cum);
+    warm_free(f->off);
+    warm_free(f->len);
+    warm_free(f->cum);
     free(f);
 }
 

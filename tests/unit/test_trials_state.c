@@ -11,7 +11,10 @@
  *       whole call, planning included) makes the next one wait until the
  *       calls have earned it (TRIAL_BUDGET: 3% of the seconds spent), on
  *       the fastest's kept schedule; trials that cost little run back to
- *       back. */
+ *       back.
+ *   dominated_default       the default, rated by the model at twice the
+ *       pick's measured time or more, is not tried (but is again when
+ *       drift starts the trials over); rated closer, it is. */
 #include "check.h"
 #include "exec/trials.h"
 
@@ -107,6 +110,46 @@ static void test_kept_choice(void)
         CHECK_EQ(call(&t, 0, true, false, 0.8), -1);
 }
 
+/* The first call, the model's pick kept, the model rating the default at
+ * default_predicted seconds; then the pick timed on its kept schedule at
+ * 1.0 s: the trial that follows. */
+static int after_pick(struct trials *t, double default_predicted)
+{
+    trials_reset(t, 3, false);
+    struct trial_outcome o = {.trial = 0,
+                              .slowest = 9.0,
+                              .paid = 9.0,
+                              .label = "pick",
+                              .choice = "",
+                              .model_pick = true,
+                              .default_predicted = default_predicted,
+                              .keepable = true,
+                              .rank = 1,
+                              .path = "f",
+                              .op = "write"};
+    trials_record(t, &o);
+    trials_keep_new(t, 0);
+    CHECK_EQ(trials_next(t), 2);
+    return call(t, 2, true, false, 1.0);
+}
+
+static void test_dominated_default(void)
+{
+    struct trials t;
+    CHECK_EQ(after_pick(&t, 2.5), 3); /* the default skipped: the runner-up */
+    CHECK_EQ(t.n, 3);                 /* the pick and two runners-up */
+    call(&t, 3, false, true, 1.01);
+    call(&t, 4, false, true, 1.2);
+    CHECK_EQ(t.chosen, 2);
+    for (int k = 0; k < 3; k++) /* drift: the trials start over, the default among them */
+        call(&t, 0, true, false, 1.6);
+    CHECK_EQ(t.restarts, 1);
+    CHECK_EQ(t.n, 4);
+    CHECK_EQ(trials_next(&t), 1);
+    CHECK_EQ(after_pick(&t, 1.9), 1); /* rated under twice: tried */
+    CHECK_EQ(after_pick(&t, 0), 1);   /* not rated: tried */
+}
+
 static void test_budget_waits(void)
 {
     struct trials t;
@@ -156,5 +199,6 @@ int main(int argc, char **argv)
     test_node_aggregated_choice();
     test_kept_choice();
     test_budget_waits();
+    test_dominated_default();
     return check_report("test_trials_state");
 }

@@ -202,14 +202,16 @@ static int default_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     return rc;
 }
 
-/* Whether the default plans as p does, both rated on ctx's C (the
- * summary): on one host whose ranks all aggregate, the pick is often
- * romio at every rank, the default's own plan. */
-static int plans_as_default(const struct plan_ctx *ctx, const struct tacio_plan *p, bool *out)
+/* The default rated on ctx's C (the summary): its model seconds, and
+ * whether it plans as p does (on one host whose ranks all aggregate, the
+ * pick is often romio at every rank, the default's own plan). */
+static int rate_default(const struct plan_ctx *ctx, const struct tacio_plan *p, bool *same,
+                        double *seconds)
 {
     struct tacio_plan *d = NULL;
     int rc = default_plan(ctx, &d);
-    *out = !rc && same_rating(p, d);
+    *same = !rc && same_rating(p, d);
+    *seconds = rc ? 0 : d->m.model_seconds;
     tacio_plan_free(d);
     return rc;
 }
@@ -352,14 +354,16 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     struct ranking r = {.keep = j + 2 < AUTO_TRIALS_MAX ? j + 2 : AUTO_TRIALS_MAX};
     rc = rank_candidates(&summary, &r);
     bool last = r.n < j + 2 || !in_band(&r, j + 1), is_default = false;
+    double default_seconds = 0;
     if (!rc && !ctx->trial && r.n)
-        rc = plans_as_default(&summary, r.plan[0], &is_default);
+        rc = rate_default(&summary, r.plan[0], &is_default, &default_seconds);
     if (!rc)
         rc = ranked_plan(ctx, &r, j, out);
     if (!rc) {
         (*out)->last_candidate = last;
         (*out)->model_pick = j == 0;
         (*out)->pick_is_default = is_default;
+        (*out)->default_seconds = default_seconds;
     }
     ranking_free(&r);
     return rc;
