@@ -198,19 +198,33 @@ static double mpi_set_view(const char *path, MPI_Datatype ft)
     return t;
 }
 
+/* The pieces as the list API takes them (offset, length). */
+static void pieces_list(const struct blocks *b, MPI_Offset **off, MPI_Offset **len)
+{
+    *off = malloc(sizeof(MPI_Offset) * (size_t)b->n);
+    *len = malloc(sizeof(MPI_Offset) * (size_t)b->n);
+    for (int64_t i = 0; i < b->n; i++)
+        (*off)[i] = b->disp[i], (*len)[i] = b->len[i];
+}
+
+/* The pieces' bytes packed in file order, each the low bits of its offset
+ * (fill's values, without the memory type's layout). */
+static char *packed_buffer(const struct blocks *b)
+{
+    char *buf = malloc((size_t)b->bytes);
+    for (int64_t i = 0, at = 0; i < b->n; i++)
+        for (int k = 0; k < b->len[i]; k++)
+            buf[at++] = (char)((b->disp[i] + k) * 7);
+    return buf;
+}
+
 /* The pieces through the list API, the buffer in the pieces' order: its
  * seconds; *wrong set when the file is not the closed form. */
 static double list_write(const struct blocks *b, const char *path, int *wrong)
 {
-    MPI_Offset *off = malloc(sizeof(MPI_Offset) * (size_t)b->n);
-    MPI_Offset *len = malloc(sizeof(MPI_Offset) * (size_t)b->n);
-    char *buf = malloc((size_t)b->bytes);
-    int64_t at = 0;
-    for (int64_t i = 0; i < b->n; i++) {
-        off[i] = b->disp[i], len[i] = b->len[i];
-        for (int k = 0; k < b->len[i]; k++)
-            buf[at++] = (char)((b->disp[i] + k) * 7);
-    }
+    MPI_Offset *off, *len;
+    pieces_list(b, &off, &len);
+    char *buf = packed_buffer(b);
     tacio_file_t fh;
     tacio_file_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     double t0 = now();
@@ -267,10 +281,8 @@ static int fresh_datatype(const char *path, const char *name, const struct block
  * file: the median seconds after the first. */
 static int fresh_list(const char *path, const struct blocks *b, const char *packed, double *list_s)
 {
-    MPI_Offset *off = malloc(sizeof(MPI_Offset) * (size_t)b->n);
-    MPI_Offset *len = malloc(sizeof(MPI_Offset) * (size_t)b->n);
-    for (int64_t i = 0; i < b->n; i++)
-        off[i] = b->disp[i], len[i] = b->len[i];
+    MPI_Offset *off, *len;
+    pieces_list(b, &off, &len);
     double t[FRESH_CALLS + 1];
     tacio_file_t fh;
     int rc =
@@ -293,10 +305,7 @@ static void run_fresh(const char *dir, const char *name, int64_t n)
     make_case(name, n, &b);
     char path[4096];
     snprintf(path, sizeof path, "%s/flatbench.%s", dir, name);
-    char *packed = malloc((size_t)b.bytes);
-    for (int64_t i = 0, at = 0; i < b.n; i++)
-        for (int k = 0; k < b.len[i]; k++)
-            packed[at++] = (char)((b.disp[i] + k) * 7);
+    char *packed = packed_buffer(&b);
     double view_s, call_s, list_s;
     int wrong = fresh_datatype(path, name, &b, packed, &view_s, &call_s);
     wrong |= check_file(&b, path);

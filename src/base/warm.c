@@ -17,6 +17,9 @@ size_t malloc_usable_size(void *p);
  * or less each; ten million blocks, ten times that. */
 #define WARM_SLOTS 16
 #define WARM_TOTAL ((size_t)1 << 30)
+/* A kept block serves a request of at least 1/WARM_FIT its size, so that a
+ * small request does not take the block a large one will want. */
+#define WARM_FIT 4
 
 static struct {
     pthread_mutex_t lock;
@@ -27,14 +30,12 @@ static struct {
     size_t size[WARM_SLOTS]; /* usable bytes of each */
 } warm = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* The kept block that fits bytes most closely, -1 if none: at most four
- * times larger, so that a small request does not take the block a large
- * one will want. */
+/* The kept block that fits bytes most closely (WARM_FIT), -1 if none. */
 static int closest_fit(size_t bytes)
 {
     int best = -1;
     for (int i = 0; i < warm.n; i++)
-        if (warm.size[i] >= bytes && warm.size[i] / 4 <= bytes &&
+        if (warm.size[i] >= bytes && warm.size[i] / WARM_FIT <= bytes &&
             (best < 0 || warm.size[i] < warm.size[best]))
             best = i;
     return best;
@@ -53,7 +54,7 @@ static void *take(int i)
 void *warm_alloc(size_t bytes)
 {
     void *p = NULL;
-    if (bytes >= WARM_MIN / 4) {
+    if (bytes >= WARM_MIN / WARM_FIT) { /* no kept block serves a smaller one */
         pthread_mutex_lock(&warm.lock);
         int i = closest_fit(bytes);
         if (i >= 0)

@@ -150,6 +150,13 @@ static void drop_runners_up_after(struct trials *t, int i)
     t->n = n;
 }
 
+/* The candidate in slot d taken out of order[]: its trial will not run. */
+static void drop_slot(struct trials *t, int d)
+{
+    memmove(t->order + d, t->order + d + 1, sizeof *t->order * (size_t)(t->n - d - 1));
+    t->n--;
+}
+
 /* The pick (slot i) just timed: the default's trial, still to come, is
  * dropped when the model rates it DOMINATED_FACTOR times that or more. */
 static void skip_dominated_default(struct trials *t, int i)
@@ -157,8 +164,7 @@ static void skip_dominated_default(struct trials *t, int i)
     int d = slot_of(t, 1);
     if (d <= i || !t->default_predicted || t->default_predicted < DOMINATED_FACTOR * t->secs[i])
         return;
-    memmove(t->order + d, t->order + d + 1, sizeof *t->order * (size_t)(t->n - d - 1));
-    t->n--;
+    drop_slot(t, d);
     t->default_skipped = true;
 }
 
@@ -183,10 +189,8 @@ static void pick_first(struct trials *t, const struct trial_outcome *o)
     memmove(t->order + 1, t->order, sizeof *t->order * (size_t)i);
     t->order[0] = 2;
     int d = slot_of(t, 1);
-    if (o->pick_is_default && d > 0) {
-        memmove(t->order + d, t->order + d + 1, sizeof *t->order * (size_t)(t->n - d - 1));
-        t->n--;
-    }
+    if (o->pick_is_default && d > 0)
+        drop_slot(t, d);
     t->kept_trial = 2;
     t->pick_last = o->last_candidate;
     t->default_predicted = o->default_predicted;

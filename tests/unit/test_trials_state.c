@@ -20,23 +20,30 @@
 
 #include <stdbool.h>
 
-/* One successful call of trial, as trials_after reports it, then the
- * engine's keep decision for its schedule (keep_schedule); the next call's
- * trial (trials_next: -1 is the kept schedule). */
+/* One successful call of trial, as trials_after reports it (rank 1: it
+ * prints nothing). */
+static struct trial_outcome outcome(int trial, bool reused, bool keepable, double secs, double paid)
+{
+    return (struct trial_outcome){.trial = trial,
+                                  .reused = reused,
+                                  .slowest = secs,
+                                  .paid = paid,
+                                  .label = "plan",
+                                  .choice = "",
+                                  .model_pick = true,
+                                  .keepable = keepable,
+                                  .rank = 1,
+                                  .path = "f",
+                                  .op = "write"};
+}
+
+/* That call recorded, then the engine's keep decision for its schedule
+ * (keep_schedule); the next call's trial (trials_next: -1 is the kept
+ * schedule). */
 static int call_paying(struct trials *t, int trial, bool reused, bool keepable, double secs,
                        double paid)
 {
-    struct trial_outcome o = {.trial = trial,
-                              .reused = reused,
-                              .slowest = secs,
-                              .paid = paid,
-                              .label = "plan",
-                              .choice = "",
-                              .model_pick = true,
-                              .keepable = keepable,
-                              .rank = 1, /* not 0: nothing printed */
-                              .path = "f",
-                              .op = "write"};
+    struct trial_outcome o = outcome(trial, reused, keepable, secs, paid);
     trials_record(t, &o);
     if (keepable)
         trials_keep_new(t, trial);
@@ -116,17 +123,8 @@ static void test_kept_choice(void)
 static int after_pick(struct trials *t, double default_predicted)
 {
     trials_reset(t, 3, false);
-    struct trial_outcome o = {.trial = 0,
-                              .slowest = 9.0,
-                              .paid = 9.0,
-                              .label = "pick",
-                              .choice = "",
-                              .model_pick = true,
-                              .default_predicted = default_predicted,
-                              .keepable = true,
-                              .rank = 1,
-                              .path = "f",
-                              .op = "write"};
+    struct trial_outcome o = outcome(0, false, true, 9.0, 9.0);
+    o.default_predicted = default_predicted;
     trials_record(t, &o);
     trials_keep_new(t, 0);
     CHECK_EQ(trials_next(t), 2);
