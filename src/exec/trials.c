@@ -11,6 +11,12 @@
 #define DRIFT_FACTOR 1.5
 #define DRIFT_CALLS 3
 #define TRIALS_RESTARTS 2
+/* ...and by at least this much a call: a shared machine's scheduler takes a
+ * process off its core for a few milliseconds at a time, which triples a
+ * call of a hundred microseconds without anything having drifted (the
+ * MPICH one-rank trials test restarted so under CI's load); a restart
+ * costs several trial calls, which so small a slowdown never repays. */
+#define DRIFT_FLOOR_SECS 0.01
 /* The model's pick (trial 2) this much slower than the default (trial 1):
  * the model's runners-up, which it rates slower still, are not tried.
  * Where the rule sends a shape to independent I/O and collective buffering
@@ -210,15 +216,18 @@ bool trials_keep_new(struct trials *t, int trial)
     return true;
 }
 
-/* A settled call: slower than the choice was when it won, DRIFT_CALLS
- * calls in a row, and the trials start over (bounded by TRIALS_RESTARTS). */
+/* A settled call: slower than the choice was when it won (DRIFT_FACTOR
+ * times and DRIFT_FLOOR_SECS more), DRIFT_CALLS calls in a row, and the
+ * trials start over (bounded by TRIALS_RESTARTS). */
 static void watch_drift(struct trials *t, const struct trial_outcome *o)
 {
     if (!t->settled_secs) {
         t->settled_secs = o->slowest;
         return;
     }
-    t->slow = o->slowest > DRIFT_FACTOR * t->settled_secs ? t->slow + 1 : 0;
+    bool slow = o->slowest > DRIFT_FACTOR * t->settled_secs &&
+                o->slowest - t->settled_secs >= DRIFT_FLOOR_SECS;
+    t->slow = slow ? t->slow + 1 : 0;
     if (t->slow >= DRIFT_CALLS && t->restarts < TRIALS_RESTARTS) {
         int restarts = t->restarts + 1; /* counted per shape: a new one resets it */
         bool independent = t->order[t->n - 1] == AUTO_TRIAL_INDEPENDENT;

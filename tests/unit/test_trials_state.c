@@ -117,6 +117,25 @@ static void test_kept_choice(void)
         CHECK_EQ(call(&t, 0, true, false, 0.8), -1);
 }
 
+/* A settled call of 0.8 ms is drift only when slower by 10 ms or more: a
+ * few milliseconds are a shared machine's scheduler, not a new state. */
+static void test_drift_floor(void)
+{
+    struct trials t;
+    static const double secs[5] = {0, 0.002, 0.0008, 0.0015, 0.003};
+    run_trials(&t, secs);
+    CHECK_EQ(t.chosen, 2);
+    for (int k = 0; k < 4; k++) /* eleven times slower, 8 ms more */
+        CHECK_EQ(call(&t, 0, true, false, 0.0088), -1);
+    CHECK_EQ(t.restarts, 0);
+    for (int k = 0; k < 2; k++)
+        call(&t, 0, true, false, 0.0110);
+    CHECK_EQ(t.chosen, 2);
+    call(&t, 0, true, false, 0.0110); /* the third in a row 10 ms slower */
+    CHECK_EQ(t.chosen, -1);
+    CHECK_EQ(t.restarts, 1);
+}
+
 /* The first call, the model's pick kept, the model rating the default at
  * default_predicted seconds; then the pick timed on its kept schedule at
  * 1.0 s: the trial that follows. */
@@ -196,6 +215,7 @@ int main(int argc, char **argv)
     (void)argc, (void)argv;
     test_node_aggregated_choice();
     test_kept_choice();
+    test_drift_floor();
     test_budget_waits();
     test_dominated_default();
     return check_report("test_trials_state");
