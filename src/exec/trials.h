@@ -33,7 +33,11 @@ struct trials {
     double predicted[AUTO_TRIALS_MAX + 2];           /* the model's seconds for its plan */
     char label[AUTO_TRIALS_MAX + 2][160];            /* the plan's detail */
     char choice[AUTO_TRIALS_MAX + 2][WISDOM_CHOICE]; /* call_planning.choice (rank 0) */
-    int kept_trial;           /* the trial the kept schedule serves next (0: none) */
+    bool on_kept_timed[AUTO_TRIALS_MAX + 2];         /* ...timed on its kept schedule */
+    int kept_trial; /* the trial the kept schedule serves next (0: none) */
+    /* a planned trial close to the fastest, timed again on its kept
+     * schedule by the next call (CONFIRM_BAND in trials.c; 0: none) */
+    int confirm;
     int held;                 /* the timed trial whose schedule is kept (0: none yet) */
     bool pick_last;           /* the pick so served has no runner-up (last_candidate) */
     double default_predicted; /* the model's seconds for the default's plan (pick_first) */
@@ -44,6 +48,7 @@ struct trials {
                                  yet measured) */
     double spent;       /* agreed seconds of the trials' calls and of the calls between them */
     double trials_paid; /* of those, the timed trials' whole calls */
+    int trial_calls;    /* ...how many (a confirmed trial's two) */
     int slow, restarts; /* drift: slow calls in a row, restarts so far */
     /* rank 0, wisdom on: the shape's wisdom key, from its last planned call */
     bool keyed;
@@ -55,7 +60,8 @@ struct trials {
  * until the calls have earned it: TRIAL_BUDGET in trials.c). */
 int trials_next(const struct trials *t);
 /* Whether that trial runs on the kept schedule (the model's pick the first
- * call planned), timed but not planned again. */
+ * call planned, or a planned trial to be confirmed), timed but not planned
+ * again. */
 bool trials_on_kept(const struct trials *t);
 /* A call that did not repeat the shape (or the first): trials start over,
  * with independent I/O a candidate too when `independent` (its trial,

@@ -155,7 +155,7 @@ static void test_dominated_default(void)
     struct trials t;
     CHECK_EQ(after_pick(&t, 2.5), 3); /* the default skipped: the runner-up */
     CHECK_EQ(t.n, 3);                 /* the pick and two runners-up */
-    call(&t, 3, false, true, 1.01);
+    call(&t, 3, false, true, 1.3);
     call(&t, 4, false, true, 1.2);
     CHECK_EQ(t.chosen, 2);
     for (int k = 0; k < 3; k++) /* drift: the trials start over, the default among them */
@@ -180,27 +180,31 @@ static void test_budget_waits(void)
     CHECK_EQ(wait_for_trial(&t, 1.0), 31);
     CHECK_EQ(trials_next(&t), 3);
     CHECK_EQ(t.chosen, -1);
-    /* a runner-up within the budget: the next follows at once */
-    CHECK_EQ(call(&t, 3, false, true, 1.001), 4);
+    /* a runner-up within the budget, confirmed on its kept schedule: the
+     * next follows at once (what is kept is no longer the fastest's) */
+    CHECK_EQ(call(&t, 3, false, true, 1.001), 3);
+    CHECK_EQ(call(&t, 3, true, false, 1.001), 4);
     call(&t, 4, false, true, 0.9); /* the last: it wins and is kept */
     CHECK_EQ(t.chosen, 4);
     CHECK_EQ(t.held, 4);
 
     /* a trial's planning counts against the budget too: the default at
-     * the pick's settled time, but its call planned and took 1.5 s (lost
-     * 0.5 of 2.5), waits until 0.03 of the spent reaches 0.5: 15 calls */
+     * 1.12 s settled, but its call planned and took 1.5 s (lost 0.5 of
+     * 2.5), waits until 0.03 of the spent reaches 0.5: 15 calls */
     trials_reset(&t, 3, false);
     call(&t, 0, false, true, 9.0);
     CHECK_EQ(call(&t, 2, true, false, 1.0), 1);
-    CHECK_EQ(call_paying(&t, 1, false, true, 1.0, 1.5), -1);
+    CHECK_EQ(call_paying(&t, 1, false, true, 1.12, 1.5), -1);
     CHECK_EQ(wait_for_trial(&t, 1.0), 15);
 
     /* trials that cost little run back to back */
     trials_reset(&t, 3, false);
     call(&t, 0, false, true, 9.0);
     CHECK_EQ(call(&t, 2, true, false, 1.0), 1);
-    CHECK_EQ(call(&t, 1, false, true, 1.02), 3);
-    CHECK_EQ(call(&t, 3, false, true, 1.01), 4);
+    CHECK_EQ(call(&t, 1, false, true, 1.02), 1); /* each confirmed */
+    CHECK_EQ(call(&t, 1, true, false, 1.02), 3);
+    CHECK_EQ(call(&t, 3, false, true, 1.01), 3);
+    CHECK_EQ(call(&t, 3, true, false, 1.01), 4);
 
     /* the fastest's schedule not kept (node aggregation): nothing to wait
      * on that is the fastest's, so the trials go on at once */
@@ -208,6 +212,44 @@ static void test_budget_waits(void)
     call(&t, 0, false, true, 9.0);
     CHECK_EQ(call(&t, 2, true, false, 1.0), 1);
     CHECK_EQ(call(&t, 1, false, false, 0.8), 3);
+}
+
+/* A planned trial within CONFIRM_BAND of the fastest is timed again on
+ * its kept schedule by the next call, and that time is compared: its
+ * planned call pays the new schedule's first exchange, which the pick's
+ * kept call did not. */
+static void test_confirm(void)
+{
+    struct trials t;
+    trials_reset(&t, 3, false);
+    call(&t, 0, false, true, 9.0);
+    CHECK_EQ(call(&t, 2, true, false, 1.0), 1);
+    CHECK_EQ(call(&t, 1, false, true, 1.03), 1); /* within 10%: confirmed next */
+    CHECK(trials_on_kept(&t));
+    CHECK_EQ(t.held, 1);                         /* its schedule kept for that */
+    CHECK_EQ(call(&t, 1, true, false, 0.97), 3); /* faster settled than the pick */
+    CHECK_EQ(call(&t, 3, false, true, 1.2), -1); /* outside the band: once */
+    wait_for_trial(&t, 0.97);                    /* (the budget) */
+    CHECK_EQ(trials_next(&t), 4);
+    CHECK_EQ(call(&t, 4, false, true, 0.96), -1); /* the fastest: not confirmed */
+    CHECK_EQ(t.chosen, 4);
+    CHECK(!t.replan);
+
+    /* confirmed slower: the pick wins, planned again (its schedule gave way) */
+    trials_reset(&t, 3, false);
+    call(&t, 0, false, true, 9.0);
+    call(&t, 2, true, false, 1.0);
+    call(&t, 1, false, true, 1.03);
+    CHECK_EQ(call(&t, 1, true, false, 1.05), 3);
+    call(&t, 3, false, true, 1.2);
+    wait_for_trial(&t, 1.05);
+    CHECK_EQ(call(&t, 4, false, true, 1.09), 4); /* the last, within the band */
+    CHECK_EQ(t.chosen, -1);
+    CHECK_EQ(call(&t, 4, true, false, 1.09), 2); /* then settled: the pick, planned */
+    CHECK_EQ(t.chosen, 2);
+    CHECK(t.replan);
+    CHECK_EQ(call(&t, 2, false, true, 1.0), -1); /* kept from then on */
+    CHECK(!t.replan);
 }
 
 int main(int argc, char **argv)
@@ -218,5 +260,6 @@ int main(int argc, char **argv)
     test_drift_floor();
     test_budget_waits();
     test_dominated_default();
+    test_confirm();
     return check_report("test_trials_state");
 }
