@@ -56,6 +56,8 @@ static void trials_after(struct call *c)
                               .reused = c->reused,
                               .slowest = (double)paid_us * 1e-6,
                               .paid = (double)c->use.call_us * 1e-6,
+                              .check =
+                                  c->reused ? (double)(c->use.call_us - c->use.move_us) * 1e-6 : 0,
                               .predicted = plan ? plan->m.model_seconds : 0,
                               .label = label,
                               .choice = c->planning.choice,

@@ -34,6 +34,7 @@ struct trials {
     char label[AUTO_TRIALS_MAX + 2][160];            /* the plan's detail */
     char choice[AUTO_TRIALS_MAX + 2][WISDOM_CHOICE]; /* call_planning.choice (rank 0) */
     bool on_kept_timed[AUTO_TRIALS_MAX + 2];         /* ...timed on its kept schedule */
+    double check[AUTO_TRIALS_MAX + 2];               /* ...and that call's check (outcome) */
     int kept_trial; /* the trial the kept schedule serves next (0: none) */
     /* a planned trial close to the fastest, timed again on its kept
      * schedule by the next call (CONFIRM_BAND in trials.c; 0: none) */
@@ -78,6 +79,8 @@ struct trial_outcome {
     bool reused;          /* on the kept schedule */
     double slowest;       /* what a settled call of it would pay (coll.c trials_after), agreed */
     double paid;          /* what this call took, planning included: the slowest rank's, agreed */
+    double check;         /* on the kept schedule: the agreement that checked it fits, which
+                             slowest leaves out (a late rank's arrival waits there) */
     double predicted;     /* the model's seconds for its plan (0: none) */
     const char *label;    /* its plan's detail */
     const char *choice;   /* its tacio_plan.choice (rank 0; "" elsewhere) */

@@ -250,6 +250,18 @@ static void test_confirm(void)
     CHECK(t.replan);
     CHECK_EQ(call(&t, 2, false, true, 1.0), -1); /* kept from then on */
     CHECK(!t.replan);
+
+    /* the pick timed on its kept schedule without the 0.2 s agreement
+     * that checked it fits: the band reaches 0.2 s further */
+    for (int check = 0; check < 2; check++) {
+        trials_reset(&t, 3, false);
+        call(&t, 0, false, true, 9.0);
+        struct trial_outcome o = outcome(2, true, false, 1.0, 1.2);
+        o.check = check ? 0.2 : 0;
+        trials_record(&t, &o);
+        CHECK_EQ(trials_next(&t), 1);
+        CHECK_EQ(call(&t, 1, false, true, 1.25), check ? 1 : -1);
+    }
 }
 
 int main(int argc, char **argv)
