@@ -43,7 +43,8 @@ static const struct opt_def defs[] = {
          "a cap on each node's free memory, bytes, for mccio; unset: MemAvailable"),
     SIZE("tacio_auto_trials", auto_trials, 0, "3",
          "auto: on calls that repeat a shape, time the default (romio) and this many of the "
-         "model's candidates, one call each, then keep the fastest; 0: the model's pick only"),
+         "model's candidates, one call each (one within 10% of the fastest a second call, on "
+         "its kept schedule), then keep the fastest; 0: the model's pick only"),
     {"tacio_wisdom", OPT_TEXT, FIELD(wisdom), 0, NULL, NULL, NULL,
      "auto: a file of learned choices, read at open and updated at close, so that a later "
      "run starts at what the trials chose (docs/usage.md, wisdom); unset: TACIO_WISDOM, "

@@ -67,7 +67,8 @@ void trials_reset(struct trials *t, int64_t auto_trials, bool independent)
      * what every later call finds ready (windows, the file's pages); then
      * the default, the model's pick and its runners-up, one call each (the
      * pick first, on the first call's schedule, where it was kept:
-     * pick_first). */
+     * pick_first; a planned one close to the fastest a second call, on its
+     * kept schedule: CONFIRM_BAND). */
     for (int k = 1; k <= most + 1; k++)
         t->order[t->n++] = k;
     if (independent)

@@ -1,6 +1,7 @@
 /* auto that measures: on collective calls that repeat a shape (the file's
  * kept schedule fits every rank's access), auto times its candidates one
- * call each, the default (romio) among them, and keeps the fastest. Every
+ * call each (a close one a second call, on its kept schedule), the default
+ * (romio) among them, and keeps the fastest. Every
  * rank steps the same state from values the ranks agreed on (the kept
  * schedule's fit, the call's success, the slowest rank's time, which the
  * call's last agreement carries), so every rank runs the same candidate on
