@@ -101,7 +101,7 @@ int trials_next(const struct trials *t)
 {
     if (!t->n)
         return -1;
-    if (t->chosen < 0 && t->confirm)
+    if (t->confirm)
         return t->confirm;
     if (t->chosen < 0)
         return t->ran < t->n && trial_due(t) ? t->order[t->ran] : -1;
@@ -110,9 +110,8 @@ int trials_next(const struct trials *t)
 
 bool trials_on_kept(const struct trials *t)
 {
-    if (t->chosen >= 0)
-        return false;
-    return t->confirm || (t->kept_trial && t->ran < t->n && t->order[t->ran] == t->kept_trial);
+    return t->confirm ||
+           (t->chosen < 0 && t->kept_trial && t->ran < t->n && t->order[t->ran] == t->kept_trial);
 }
 
 /* Where trial's time goes in order[]; -1 for the untimed first call. */
@@ -273,9 +272,13 @@ static bool worth_confirming(const struct trials *t, const struct trial_outcome 
            t->secs[i] <= CONFIRM_BAND * t->secs[best] + t->check[best];
 }
 
-/* A call's time, paid towards the trials (TRIAL_BUDGET). */
-static void pay_trial(struct trials *t, const struct trial_outcome *o)
+/* Slot i timed by the call o (on its kept schedule or not), and the call
+ * paid towards the trials (TRIAL_BUDGET). */
+static void time_slot(struct trials *t, int i, const struct trial_outcome *o, bool on_kept)
 {
+    t->secs[i] = o->slowest;
+    t->on_kept_timed[i] = on_kept;
+    t->check[i] = o->check;
     t->trials_paid += o->paid;
     t->trial_calls++;
     t->spent += o->paid;
@@ -295,13 +298,9 @@ bool trials_record(struct trials *t, const struct trial_outcome *o)
     if (!t->n)
         return false;
     bool on_kept = o->reused && trials_on_kept(t) && o->trial == t->kept_trial;
-    if (o->reused && t->chosen < 0 && t->confirm && o->trial == t->confirm) {
-        int i = slot_of(t, t->confirm); /* its planned call's time gives way */
-        t->secs[i] = o->slowest;
-        t->on_kept_timed[i] = true;
-        t->check[i] = o->check;
+    if (o->reused && t->confirm && o->trial == t->confirm) {
+        time_slot(t, slot_of(t, t->confirm), o, true); /* its planned call's time gives way */
         t->confirm = 0;
-        pay_trial(t, o);
         return settle_when_done(t, o);
     }
     if (o->reused && !on_kept) { /* the kept schedule: settled, or waiting for a trial */
@@ -332,10 +331,7 @@ bool trials_record(struct trials *t, const struct trial_outcome *o)
     }
     if (o->trial == 1 && o->independent && t->order[t->n - 1] == AUTO_TRIAL_INDEPENDENT)
         t->n--; /* the default's own path: timed already */
-    t->secs[i] = o->slowest;
-    t->on_kept_timed[i] = on_kept;
-    t->check[i] = o->check;
-    pay_trial(t, o);
+    time_slot(t, i, o, on_kept);
     if (!on_kept) {
         t->predicted[i] = o->predicted;
         snprintf(t->label[i], sizeof t->label[i], "%s", o->label);

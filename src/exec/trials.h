@@ -38,7 +38,8 @@ struct trials {
     double check[AUTO_TRIALS_MAX + 2];               /* ...and that call's check (outcome) */
     int kept_trial; /* the trial the kept schedule serves next (0: none) */
     /* a planned trial close to the fastest, timed again on its kept
-     * schedule by the next call (CONFIRM_BAND in trials.c; 0: none) */
+     * schedule by the next call (CONFIRM_BAND in trials.c; 0: none; set
+     * only while no choice is settled, which waits for it) */
     int confirm;
     int held;                 /* the timed trial whose schedule is kept (0: none yet) */
     bool pick_last;           /* the pick so served has no runner-up (last_candidate) */
