@@ -9,9 +9,9 @@
  *       calls after the trials run it, planned by none.
  *   budget_waits            a trial that lost against the fastest (its
  *       whole call, planning included) makes the next one wait until the
- *       calls have earned it (TRIAL_BUDGET: 3% of the seconds spent), on
- *       the fastest's kept schedule; trials that cost little run back to
- *       back.
+ *       calls have earned it and what it is expected to lose, as much
+ *       again (TRIAL_BUDGET: 3% of the seconds spent), on the fastest's
+ *       kept schedule; trials that cost little run back to back.
  *   dominated_default       the default, rated by the model at twice the
  *       pick's measured time or more, is not tried (but is again when
  *       drift starts the trials over); rated closer, it is. */
@@ -175,9 +175,11 @@ static void test_budget_waits(void)
     CHECK_EQ(call(&t, 2, true, false, 1.0), 1); /* the pick, then the default at once */
     CHECK_EQ(call(&t, 1, false, true, 2.0), -1);
     CHECK_EQ(t.held, 2);
-    /* lost 1.0 s of 3.0 spent: due once 0.03 of the spent reaches 1.0,
-     * after 31 calls of 1.0 s on the pick's kept schedule */
-    CHECK_EQ(wait_for_trial(&t, 1.0), 31);
+    /* lost 1.0 s of 3.0 spent, and the next expected to lose 1.0 s as
+     * well: due once 0.03 of the spent reaches 2.0, after 64 calls of
+     * 1.0 s on the pick's kept schedule (31 if only the loss so far were
+     * paid) */
+    CHECK_EQ(wait_for_trial(&t, 1.0), 64);
     CHECK_EQ(trials_next(&t), 3);
     CHECK_EQ(t.chosen, -1);
     /* a runner-up within the budget, confirmed on its kept schedule: the
@@ -190,12 +192,12 @@ static void test_budget_waits(void)
 
     /* a trial's planning counts against the budget too: the default at
      * 1.12 s settled, but its call planned and took 1.5 s (lost 0.5 of
-     * 2.5), waits until 0.03 of the spent reaches 0.5: 15 calls */
+     * 2.5), waits until 0.03 of the spent reaches 0.5 twice: 31 calls */
     trials_reset(&t, 3, false);
     call(&t, 0, false, true, 9.0);
     CHECK_EQ(call(&t, 2, true, false, 1.0), 1);
     CHECK_EQ(call_paying(&t, 1, false, true, 1.12, 1.5), -1);
-    CHECK_EQ(wait_for_trial(&t, 1.0), 15);
+    CHECK_EQ(wait_for_trial(&t, 1.0), 31);
 
     /* trials that cost little run back to back */
     trials_reset(&t, 3, false);
@@ -227,7 +229,10 @@ static void test_confirm(void)
     CHECK_EQ(call(&t, 1, false, true, 1.03), 1); /* within 10%: confirmed next */
     CHECK(trials_on_kept(&t));
     CHECK_EQ(t.held, 1);                         /* its schedule kept for that */
-    CHECK_EQ(call(&t, 1, true, false, 0.97), 3); /* faster settled than the pick */
+    CHECK_EQ(call(&t, 1, true, false, 0.97), -1); /* faster settled than the pick */
+    CHECK_EQ(t.held, 1);
+    wait_for_trial(&t, 0.97); /* (the budget) */
+    CHECK_EQ(trials_next(&t), 3);
     CHECK_EQ(call(&t, 3, false, true, 1.2), -1); /* outside the band: once */
     wait_for_trial(&t, 0.97);                    /* (the budget) */
     CHECK_EQ(trials_next(&t), 4);
