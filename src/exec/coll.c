@@ -250,8 +250,30 @@ static void keep_schedule(struct call *c)
         return;
     }
     s->align = s->plan ? sched_align(s->plan, f->hints.core.striping_unit) : 1;
-    sched_free(f->cache[c->is_write]);
+    if (f->trials[c->is_write].aside && !f->aside[c->is_write])
+        f->aside[c->is_write] = f->cache[c->is_write]; /* a confirmation's: back if it loses */
+    else
+        sched_free(f->cache[c->is_write]);
     f->cache[c->is_write] = s;
+}
+
+/* The schedule set aside for a confirmation, once the trials are done with
+ * it (trials.aside cleared: timed, or the trials started over): back in
+ * place where they say so (trials.restore), else freed. */
+static void settle_aside(struct call *c)
+{
+    struct tacio_file *f = c->f;
+    struct trials *t = &f->trials[c->is_write];
+    struct sched **aside = &f->aside[c->is_write];
+    if (!*aside || t->aside)
+        return;
+    if (t->restore) {
+        sched_free(f->cache[c->is_write]);
+        f->cache[c->is_write] = *aside;
+    } else
+        sched_free(*aside);
+    *aside = NULL;
+    t->restore = false;
 }
 
 static void drop_schedules(struct call *c)
@@ -263,7 +285,8 @@ static void drop_schedules(struct call *c)
             sched_free(c->s);
     }
     sched_free(c->f->cache[c->is_write]);
-    c->f->cache[c->is_write] = NULL;
+    sched_free(c->f->aside[c->is_write]);
+    c->f->cache[c->is_write] = c->f->aside[c->is_write] = NULL;
 }
 
 /* ---- the entry points ---- */
@@ -307,6 +330,7 @@ int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t c
             f->fp += *bytes / f->view.etype_size;
         stats_record(&c);
         trials_after(&c);
+        settle_aside(&c);
         keep_schedule(&c);
     } else {
         trials_start(&c); /* a failed call: whatever it tried starts over */

@@ -53,7 +53,8 @@ void cache_drop(struct tacio_file *f)
 {
     for (int d = 0; d < 2; d++) {
         sched_free(f->cache[d]);
-        f->cache[d] = NULL;
+        sched_free(f->aside[d]);
+        f->cache[d] = f->aside[d] = NULL;
     }
 }
 

@@ -58,8 +58,11 @@ struct tacio_file {
     int64_t fp;          /* individual file pointer, in etypes */
     struct tacio_stats last;
     struct slot_mem slot[2];
-    char *stats_path;        /* TACIO_STATS at open: rank 0 appends a line per call */
-    struct sched *cache[2];  /* [is_write] */
+    char *stats_path;       /* TACIO_STATS at open: rank 0 appends a line per call */
+    struct sched *cache[2]; /* [is_write] */
+    /* [is_write]: the fastest trial's schedule, set aside while a close
+     * runner-up's is confirmed on cache (trials.aside) */
+    struct sched *aside[2];
     struct trials trials[2]; /* [is_write]: auto's, on calls that repeat a shape */
     struct learned learned;  /* auto's wisdom file (rank 0) */
 };

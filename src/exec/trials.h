@@ -41,7 +41,13 @@ struct trials {
      * schedule by the next call (CONFIRM_BAND in trials.c; 0: none; set
      * only while no choice is settled, which waits for it) */
     int confirm;
-    int held;                 /* the timed trial whose schedule is kept (0: none yet) */
+    int held; /* the timed trial whose schedule is kept (0: none yet) */
+    /* while a trial is confirmed: the one held before, whose schedule the
+     * file set aside (0: none); once it is timed, restore says whether
+     * that schedule comes back (its trial still the fastest: no plan
+     * again) or goes */
+    int aside;
+    bool restore;
     bool pick_last;           /* the pick so served has no runner-up (last_candidate) */
     double default_predicted; /* the model's seconds for the default's plan (pick_first) */
     bool default_skipped;     /* ...twice the pick's measured time or more: not tried */
@@ -73,7 +79,9 @@ bool trials_on_kept(const struct trials *t);
 void trials_reset(struct trials *t, int64_t auto_trials, bool independent);
 /* A planned call's new schedule, about to be kept (keepable): whether it
  * replaces the kept one. While trials run the file keeps the fastest timed
- * trial's schedule, so the choice, once settled, is not planned again. */
+ * trial's schedule, so the choice, once settled, is not planned again;
+ * one to be confirmed replaces it for a call, the fastest's set aside
+ * (aside). */
 bool trials_keep_new(struct trials *t, int trial);
 /* A successful call, as the trials see it. */
 struct trial_outcome {

@@ -228,7 +228,7 @@ static void test_confirm(void)
     CHECK_EQ(call(&t, 2, true, false, 1.0), 1);
     CHECK_EQ(call(&t, 1, false, true, 1.03), 1); /* within 10%: confirmed next */
     CHECK(trials_on_kept(&t));
-    CHECK_EQ(t.held, 1);                         /* its schedule kept for that */
+    CHECK_EQ(t.held, 1);                          /* its schedule kept for that */
     CHECK_EQ(call(&t, 1, true, false, 0.97), -1); /* faster settled than the pick */
     CHECK_EQ(t.held, 1);
     wait_for_trial(&t, 0.97); /* (the budget) */
@@ -240,21 +240,38 @@ static void test_confirm(void)
     CHECK_EQ(t.chosen, 4);
     CHECK(!t.replan);
 
-    /* confirmed slower: the pick wins, planned again (its schedule gave way) */
+    /* confirmed slower: the pick wins on its own schedule, which the file
+     * set aside for the confirmation, and is not planned again */
     trials_reset(&t, 3, false);
     call(&t, 0, false, true, 9.0);
     call(&t, 2, true, false, 1.0);
     call(&t, 1, false, true, 1.03);
-    CHECK_EQ(call(&t, 1, true, false, 1.05), 3);
+    CHECK_EQ(t.aside, 2);
+    CHECK_EQ(t.held, 1);
+    CHECK_EQ(call(&t, 1, true, false, 1.05), -1); /* lost: the pick's schedule back */
+    CHECK(t.restore);
+    CHECK_EQ(t.aside, 0);
+    CHECK_EQ(t.held, 2);
+    wait_for_trial(&t, 1.0); /* on the pick's schedule, the fastest's: the budget */
+    CHECK_EQ(trials_next(&t), 3);
     call(&t, 3, false, true, 1.2);
-    wait_for_trial(&t, 1.05);
+    wait_for_trial(&t, 1.0);
     CHECK_EQ(call(&t, 4, false, true, 1.09), 4); /* the last, within the band */
     CHECK_EQ(t.chosen, -1);
-    CHECK_EQ(call(&t, 4, true, false, 1.09), 2); /* then settled: the pick, planned */
+    CHECK_EQ(call(&t, 4, true, false, 1.09), -1); /* then settled: the pick, kept */
     CHECK_EQ(t.chosen, 2);
-    CHECK(t.replan);
-    CHECK_EQ(call(&t, 2, false, true, 1.0), -1); /* kept from then on */
+    CHECK_EQ(t.held, 2);
     CHECK(!t.replan);
+
+    /* confirmed faster: its schedule stays, the one set aside goes */
+    trials_reset(&t, 3, false);
+    call(&t, 0, false, true, 9.0);
+    call(&t, 2, true, false, 1.0);
+    call(&t, 1, false, true, 1.03);
+    call(&t, 1, true, false, 0.95);
+    CHECK(!t.restore);
+    CHECK_EQ(t.aside, 0);
+    CHECK_EQ(t.held, 1);
 
     /* the pick timed on its kept schedule without the 0.2 s agreement
      * that checked it fits: the band reaches 0.2 s further */
