@@ -250,9 +250,10 @@ static void keep_schedule(struct call *c)
         return;
     }
     s->align = s->plan ? sched_align(s->plan, f->hints.core.striping_unit) : 1;
-    if (f->trials[c->is_write].aside && !f->aside[c->is_write])
-        f->aside[c->is_write] = f->cache[c->is_write]; /* a confirmation's: back if it loses */
-    else
+    if (f->trials[c->is_write].aside) { /* a confirmation's: back if it loses */
+        sched_free(f->aside[c->is_write]);
+        f->aside[c->is_write] = f->cache[c->is_write];
+    } else
         sched_free(f->cache[c->is_write]);
     f->cache[c->is_write] = s;
 }
