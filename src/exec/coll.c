@@ -285,9 +285,7 @@ static void drop_schedules(struct call *c)
         else
             sched_free(c->s);
     }
-    sched_free(c->f->cache[c->is_write]);
-    sched_free(c->f->aside[c->is_write]);
-    c->f->cache[c->is_write] = c->f->aside[c->is_write] = NULL;
+    cache_drop(c->f, c->is_write);
 }
 
 /* ---- the entry points ---- */

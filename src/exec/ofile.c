@@ -49,13 +49,11 @@ char *slot_window(struct tacio_file *f, int k, int64_t n)
     return s->win;
 }
 
-void cache_drop(struct tacio_file *f)
+void cache_drop(struct tacio_file *f, bool is_write)
 {
-    for (int d = 0; d < 2; d++) {
-        sched_free(f->cache[d]);
-        sched_free(f->aside[d]);
-        f->cache[d] = f->aside[d] = NULL;
-    }
+    sched_free(f->cache[is_write]);
+    sched_free(f->aside[is_write]);
+    f->cache[is_write] = f->aside[is_write] = NULL;
 }
 
 void ofile_free(struct tacio_file *f)
@@ -68,7 +66,8 @@ void ofile_free(struct tacio_file *f)
         MPI_Comm_free(&f->host_comm);
     if (f->comm != MPI_COMM_NULL)
         MPI_Comm_free(&f->comm);
-    cache_drop(f);
+    cache_drop(f, false);
+    cache_drop(f, true);
     for (int k = 0; k < 2; k++) {
         arena_release(&f->slot[k].msgs);
         free(f->slot[k].win);

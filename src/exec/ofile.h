@@ -73,8 +73,9 @@ int view_install(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_
 void view_release(struct fview *v);
 /* Window buffer of slot k, at least n bytes, kept for the next rounds. */
 char *slot_window(struct tacio_file *f, int k, int64_t n);
-/* Forgets the schedules the file kept. */
-void cache_drop(struct tacio_file *f);
+/* Forgets the schedules the file kept for a direction: the kept one and
+ * one set aside for a confirmation. */
+void cache_drop(struct tacio_file *f, bool is_write);
 void ofile_free(struct tacio_file *f);
 
 #endif
