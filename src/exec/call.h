@@ -28,6 +28,9 @@ struct call_planning {
     bool model_pick;      /* auto planned its model's pick (every rank)... */
     bool pick_is_default; /* ...which the default plans alike (every rank) */
     int64_t default_us;   /* ...and the model's time for the default's plan (every rank) */
+    /* the model's pick, rated DOMINATED_FACTOR times the default's timed
+     * independent call, ran the default's path instead (every rank) */
+    bool pick_dominated;
     /* rank 0: the path auto's trial or wisdom takes where the hints leave
      * it automatic (PATH_RULE: the hints' rule decides) */
     enum call_path path;

@@ -67,6 +67,7 @@ static void trials_after(struct call *c)
                               .model_pick = c->planning.model_pick,
                               .pick_is_default = c->planning.pick_is_default,
                               .default_predicted = (double)c->planning.default_us * 1e-6,
+                              .pick_dominated = c->planning.pick_dominated,
                               .keepable = keepable,
                               .rank = c->f->rank,
                               .path = c->f->path,

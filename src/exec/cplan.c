@@ -59,6 +59,32 @@ static void independent_choice(struct call *c, const struct wisdom_entry *e)
     c->planning.learned = runs_settled(e, choice);
 }
 
+/* Rank 0: the model's pick, planned for its trial, rated far behind the
+ * default's timed independent call (trials_pick_dominated): the call
+ * takes the default's path instead, where the hints' rule still sends the
+ * shape to independent I/O, and the trials settle on the default. */
+static int default_for_dominated_pick(struct call *c, int64_t *all, int words,
+                                      const struct wisdom_entry *e)
+{
+    struct sched *s = c->s;
+    if (!s->plan || c->planning.on_nodes || c->planning.trial != 2 ||
+        !trials_pick_dominated(&c->f->trials[c->is_write], s->plan->m.model_seconds))
+        return 0;
+    enum call_path path = c->planning.path;
+    c->planning.path = PATH_RULE;
+    int rc = decide_independent(c, all, words);
+    if (rc || !s->independent) { /* the rule changed its mind: the pick runs */
+        c->planning.path = path;
+        s->independent = s->sieve = false;
+        return rc;
+    }
+    tacio_plan_free(s->plan);
+    s->plan = NULL;
+    c->planning.pick_dominated = true;
+    independent_choice(c, e);
+    return 0;
+}
+
 static int plan_on_root(struct call *c, int64_t *all, int words)
 {
     struct tacio_file *f = c->f;
@@ -92,6 +118,8 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
     ctx.recalled = recalled;
     if (!rc && ctx.lo < ctx.hi)
         rc = plan_run(&ctx, strategy_find(f->hints.core.strategy), &c->s->plan);
+    if (!rc)
+        rc = note_failure(c, default_for_dominated_pick(c, all, words, recalled));
     struct tacio_plan *plan = c->s->plan;
     if (!rc && plan && !c->planning.on_nodes) {
         memcpy(c->planning.choice, plan->choice, sizeof c->planning.choice);
@@ -171,6 +199,7 @@ static int send_outcome(struct call *c, int rc)
     o.model_pick = c->planning.model_pick;
     o.pick_is_default = c->planning.pick_is_default;
     o.default_us = c->planning.default_us;
+    o.pick_dominated = c->planning.pick_dominated;
     if (o.cmd == CMD_INDEPENDENT)
         o.n = s->indep_bytes, o.striped = s->sieve;
     if (o.cmd == CMD_DONE) {
@@ -194,6 +223,7 @@ static int take_outcome(struct call *c, struct order *o)
     c->planning.last_candidate |= o->last_candidate != 0;
     c->planning.model_pick |= o->model_pick != 0;
     c->planning.pick_is_default |= o->pick_is_default != 0;
+    c->planning.pick_dominated |= o->pick_dominated != 0;
     if (o->default_us)
         c->planning.default_us = o->default_us;
     if (o->cmd == CMD_INDEPENDENT)

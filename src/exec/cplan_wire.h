@@ -37,6 +37,7 @@ struct order {
     int64_t model_pick;      /* call_planning.model_pick */
     int64_t pick_is_default; /* call_planning.pick_is_default */
     int64_t default_us;      /* call_planning.default_us */
+    int64_t pick_dominated;  /* call_planning.pick_dominated */
     struct plan_head head;
     int64_t w[PLAN_WORDS * CHUNK_FDS];
 };

@@ -51,6 +51,8 @@ struct trials {
     bool pick_last;           /* the pick so served has no runner-up (last_candidate) */
     double default_predicted; /* the model's seconds for the default's plan (pick_first) */
     bool default_skipped;     /* ...twice the pick's measured time or more: not tried */
+    bool default_independent; /* the default's timed call ran independent I/O */
+    bool pick_skipped;        /* the pick rated twice that call's time or more: not tried */
     int chosen;               /* the settled candidate's trial, -1 while trying */
     bool replan;              /* the kept schedule is not the chosen one's */
     double settled_secs;      /* the chosen one's time when it won (0: a remembered choice's, not
@@ -72,6 +74,11 @@ int trials_next(const struct trials *t);
  * call planned, or a planned trial to be confirmed), timed but not planned
  * again. */
 bool trials_on_kept(const struct trials *t);
+/* Whether the model's pick, planned for its trial and rated predicted
+ * seconds, is not worth a call: the default ran independent I/O, timed,
+ * and the pick is rated DOMINATED_FACTOR times that or more (trials.c);
+ * the call then runs the default's path (trial_outcome.pick_dominated). */
+bool trials_pick_dominated(const struct trials *t, double predicted);
 /* A call that did not repeat the shape (or the first): trials start over,
  * with independent I/O a candidate too when `independent` (its trial,
  * AUTO_TRIAL_INDEPENDENT, comes last, and is dropped when the default
@@ -100,9 +107,10 @@ struct trial_outcome {
     bool model_pick;      /* the first call planned the model's pick (a plan: collective) */
     bool pick_is_default; /* the default plans as that pick does */
     double default_predicted; /* ...and the model's seconds for the default's plan (0: none) */
-    bool keepable;            /* the call's new schedule can be kept */
-    int rank;                 /* this rank (0 says the choice: TACIO_PRINT_CHOICE) */
-    const char *path, *op;    /* the file and "write" or "read", for saying so */
+    bool pick_dominated;   /* the pick not tried (trials_pick_dominated): the default's path ran */
+    bool keepable;         /* the call's new schedule can be kept */
+    int rank;              /* this rank (0 says the choice: TACIO_PRINT_CHOICE) */
+    const char *path, *op; /* the file and "write" or "read", for saying so */
 };
 /* After a successful call: its time and plan, and what the next call runs;
  * true when the call's trial was the last and the choice settled. */

@@ -13,7 +13,12 @@
  *           every rank, and the next call starts the trials over;
  *   reads   ten reads of the file with the path left automatic: after the
  *           model's candidates, independent I/O is tried too, unless the
- *           default itself went independent; every read returns the data.
+ *           default itself went independent; every read returns the data;
+ *   dominated  ten writes of a contiguous block a rank, the path left
+ *           automatic (the default goes independent), the model told the
+ *           links carry 1 kB/s: the pick, rated thousands of times the
+ *           default's call, is not tried; its trial call runs the default's
+ *           path and every later call the default's kept schedule.
  * usage: test_trials DIR */
 #include "mpi_check.h"
 
@@ -173,6 +178,43 @@ static void settled_on_kept(const struct seq *s, const char *what)
                    what, k, (long long)s->trial[k], (long long)s->reused[k]);
 }
 
+/* CALLS writes of a contiguous block a rank (rank r's double j is the
+ * file's r * N + j, written as in run), the path left automatic and the
+ * model's links at 1 kB/s. */
+static void run_dominated(const char *dir, struct seq *s)
+{
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    char path[512];
+    snprintf(path, sizeof path, "%s/trials_dominated_%d.dat", dir, p);
+    MPI_Info info = make_info("auto", "romio_cb_write=automatic,tacio_auto_trials=3,"
+                                      "tacio_bw_link=1e3,tacio_bw_uplink=1e3");
+    tacio_file_t fh;
+    int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
+    check_that(rc == MPI_SUCCESS, "dominated: open");
+    double *buf = malloc(sizeof(double) * N);
+    int last_ok = 0;
+    for (int k = 0; k < CALLS && !rc; k++) {
+        for (int64_t j = 0; j < N; j++)
+            buf[j] = (double)(((int64_t)rank * N + j) * 3 + k);
+        rc = tacio_file_write_at_all(fh, (MPI_Offset)8 * N * rank, buf, N, MPI_DOUBLE,
+                                     MPI_STATUS_IGNORE);
+        check_that(rc == MPI_SUCCESS, "dominated: write %d failed", k);
+        struct tacio_stats st = TACIO_STATS_INIT;
+        tacio_file_get_stats(fh, &st);
+        s->trial[k] = st.trial, s->reused[k] = st.reused, s->independent[k] = st.independent;
+        last_ok = rc ? last_ok : k;
+    }
+    tacio_file_close(&fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        check_file(path, p, last_ok);
+    same_everywhere(s, "dominated");
+    free(buf);
+    MPI_Info_free(&info);
+}
+
 /* CALLS reads of what "same" wrote (its last call, k = CALLS - 1). */
 static void run_reads(const char *dir, struct seq *s)
 {
@@ -253,5 +295,17 @@ int main(int argc, char **argv)
     check_that((indep_at >= 0) == !s.independent[1] && (indep_at < 0 || s.independent[indep_at]),
                "reads: the default went %s, and independent I/O was tried at call %d",
                s.independent[1] ? "independent" : "collective", indep_at);
+    memset(&s, 0, sizeof s);
+    run_dominated(dir, &s);
+    check_that(s.trial[1] == 1 && s.trial[2] == 2 && s.independent[1] && s.independent[2],
+               "dominated: calls 1, 2 ran trials %lld, %lld (independent %lld, %lld), not the "
+               "default and the pick on the default's path",
+               (long long)s.trial[1], (long long)s.trial[2], (long long)s.independent[1],
+               (long long)s.independent[2]);
+    for (int k = 3; k < CALLS; k++)
+        check_that(s.trial[k] == 0 && s.reused[k] && s.independent[k],
+                   "dominated: call %d ran trial %lld (reused %lld, independent %lld), not the "
+                   "default's kept schedule",
+                   k, (long long)s.trial[k], (long long)s.reused[k], (long long)s.independent[k]);
     return finish("test_trials");
 }

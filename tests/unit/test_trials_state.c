@@ -14,7 +14,11 @@
  *       kept schedule; trials that cost little run back to back.
  *   dominated_default       the default, rated by the model at twice the
  *       pick's measured time or more, is not tried (but is again when
- *       drift starts the trials over); rated closer, it is. */
+ *       drift starts the trials over); rated closer, it is.
+ *   dominated_pick          the default timed on independent I/O, a pick the
+ *       model rates at twice that or more is not tried: its call runs the
+ *       default's path and the trials settle on the default; rated closer,
+ *       or the default collective, it is tried. */
 #include "check.h"
 #include "exec/trials.h"
 
@@ -167,6 +171,43 @@ static void test_dominated_default(void)
     CHECK_EQ(after_pick(&t, 0), 1);   /* not rated: tried */
 }
 
+/* The first call and the default on independent I/O (the hints' rule),
+ * the default timed at 1.0 s: whether a pick rated predicted is tried. */
+static bool pick_tried(struct trials *t, bool default_independent, double predicted)
+{
+    trials_reset(t, 3, false);
+    struct trial_outcome o = outcome(0, false, true, 1.0, 1.0);
+    o.independent = true, o.model_pick = false;
+    trials_record(t, &o);
+    trials_keep_new(t, 0);
+    CHECK_EQ(trials_next(t), 1);
+    o = outcome(1, false, true, 1.0, 1.0);
+    o.independent = default_independent;
+    trials_record(t, &o);
+    trials_keep_new(t, 1);
+    CHECK_EQ(trials_next(t), 2);
+    return !trials_pick_dominated(t, predicted);
+}
+
+static void test_dominated_pick(void)
+{
+    struct trials t;
+    CHECK(pick_tried(&t, true, 1.9));  /* rated under twice the default: tried */
+    CHECK(pick_tried(&t, false, 5.0)); /* the default collective: tried */
+    CHECK(!pick_tried(&t, true, 2.0));
+    /* its call runs the default's path: the pick and the runners-up dropped */
+    struct trial_outcome o = outcome(2, false, true, 1.0, 1.2);
+    o.independent = true, o.pick_dominated = true;
+    CHECK(trials_record(&t, &o));
+    CHECK_EQ(t.chosen, 1);
+    CHECK_EQ(t.n, 1);
+    CHECK(t.pick_skipped);
+    trials_keep_new(&t, 2); /* the call's independent schedule: the default's path */
+    CHECK_EQ(t.held, 1);
+    CHECK_EQ(trials_next(&t), -1);
+    CHECK(!trials_pick_dominated(&t, 9.0)); /* settled: nothing to skip */
+}
+
 static void test_budget_waits(void)
 {
     struct trials t;
@@ -294,6 +335,7 @@ int main(int argc, char **argv)
     test_drift_floor();
     test_budget_waits();
     test_dominated_default();
+    test_dominated_pick();
     test_confirm();
     return check_report("test_trials_state");
 }
