@@ -67,16 +67,32 @@ static void check_file(const char *path, int p, int calls_ok)
                "the file does not hold the last call's data");
 }
 
+/* This rank (*rank) and the ranks' count (returned); path: the case's file in dir. */
+static int case_file(const char *dir, const char *what, char *path, size_t cap, int *rank)
+{
+    int p;
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    snprintf(path, cap, "%s/trials_%s_%d.dat", dir, what, p);
+    return p;
+}
+
+/* Call k's trial, path and whether it reused the kept schedule. */
+static void record(tacio_file_t fh, struct seq *s, int k)
+{
+    struct tacio_stats st = TACIO_STATS_INIT;
+    tacio_file_get_stats(fh, &st);
+    s->trial[k] = st.trial, s->reused[k] = st.reused, s->independent[k] = st.independent;
+}
+
 /* CALLS writes of the same data (value i * 3 + k at double i in call k);
  * late: the rank that enters every call late; shape_at: the call where rank
  * 1 writes one double fewer (-1: never). */
 static void run(const char *dir, const char *what, int late, int shape_at, struct seq *s)
 {
-    int rank, p;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    int rank;
     char path[512];
-    snprintf(path, sizeof path, "%s/trials_%s_%d.dat", dir, what, p);
+    int p = case_file(dir, what, path, sizeof path, &rank);
     MPI_Datatype ft = view_of(p);
     /* collective buffering always; one window a file domain (one pwrite) */
     MPI_Info info =
@@ -97,11 +113,9 @@ static void run(const char *dir, const char *what, int late, int shape_at, struc
         int count = k == shape_at && rank == 1 ? N - 1 : N;
         int err = tacio_file_write_at_all(fh, 0, buf, count, MPI_DOUBLE, MPI_STATUS_IGNORE);
         MPI_Error_class(err, &s->rc[k]); /* the class: the same on every rank */
-        struct tacio_stats st = TACIO_STATS_INIT;
-        tacio_file_get_stats(fh, &st);
-        s->trial[k] = s->rc[k] ? -1 : st.trial;
-        s->reused[k] = s->rc[k] ? -1 : st.reused;
-        s->independent[k] = s->rc[k] ? -1 : st.independent;
+        record(fh, s, k);
+        if (s->rc[k]) /* a failed call ran nothing to say */
+            s->trial[k] = s->reused[k] = s->independent[k] = -1;
         last_ok = s->rc[k] || count < N ? last_ok : k;
     }
     tacio_file_close(&fh);
@@ -183,11 +197,9 @@ static void settled_on_kept(const struct seq *s, const char *what)
  * model's links at 1 kB/s. */
 static void run_dominated(const char *dir, struct seq *s)
 {
-    int rank, p;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    int rank;
     char path[512];
-    snprintf(path, sizeof path, "%s/trials_dominated_%d.dat", dir, p);
+    int p = case_file(dir, "dominated", path, sizeof path, &rank);
     MPI_Info info = make_info("auto", "romio_cb_write=automatic,tacio_auto_trials=3,"
                                       "tacio_bw_link=1e3,tacio_bw_uplink=1e3");
     tacio_file_t fh;
@@ -201,9 +213,7 @@ static void run_dominated(const char *dir, struct seq *s)
         rc = tacio_file_write_at_all(fh, (MPI_Offset)8 * N * rank, buf, N, MPI_DOUBLE,
                                      MPI_STATUS_IGNORE);
         check_that(rc == MPI_SUCCESS, "dominated: write %d failed", k);
-        struct tacio_stats st = TACIO_STATS_INIT;
-        tacio_file_get_stats(fh, &st);
-        s->trial[k] = st.trial, s->reused[k] = st.reused, s->independent[k] = st.independent;
+        record(fh, s, k);
         last_ok = rc ? last_ok : k;
     }
     tacio_file_close(&fh);
@@ -218,11 +228,9 @@ static void run_dominated(const char *dir, struct seq *s)
 /* CALLS reads of what "same" wrote (its last call, k = CALLS - 1). */
 static void run_reads(const char *dir, struct seq *s)
 {
-    int rank, p;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    int rank;
     char path[512];
-    snprintf(path, sizeof path, "%s/trials_same_%d.dat", dir, p);
+    int p = case_file(dir, "same", path, sizeof path, &rank);
     MPI_Datatype ft = view_of(p);
     MPI_Info info =
         make_info("auto", "cb_buffer_size=1048576,romio_cb_read=automatic,tacio_auto_trials=3");
@@ -240,9 +248,7 @@ static void run_reads(const char *dir, struct seq *s)
         for (int64_t j = 0; ok && j < N; j++)
             ok = buf[j] == (double)((j * p + rank) * 3 + CALLS - 1);
         check_that(ok, "reads: read %d did not return the file's data", k);
-        struct tacio_stats st = TACIO_STATS_INIT;
-        tacio_file_get_stats(fh, &st);
-        s->trial[k] = st.trial, s->reused[k] = st.reused, s->independent[k] = st.independent;
+        record(fh, s, k);
     }
     tacio_file_close(&fh);
     same_everywhere(s, "reads");
