@@ -75,7 +75,6 @@ static int default_for_dominated_pick(struct call *c, int64_t *all, int words,
     int rc = decide_independent(c, all, words);
     if (rc || !s->independent) { /* the rule changed its mind: the pick runs */
         c->planning.path = path;
-        s->independent = s->sieve = false;
         return rc;
     }
     tacio_plan_free(s->plan);

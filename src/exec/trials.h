@@ -107,10 +107,10 @@ struct trial_outcome {
     bool model_pick;      /* the first call planned the model's pick (a plan: collective) */
     bool pick_is_default; /* the default plans as that pick does */
     double default_predicted; /* ...and the model's seconds for the default's plan (0: none) */
-    bool pick_dominated;   /* the pick not tried (trials_pick_dominated): the default's path ran */
-    bool keepable;         /* the call's new schedule can be kept */
-    int rank;              /* this rank (0 says the choice: TACIO_PRINT_CHOICE) */
-    const char *path, *op; /* the file and "write" or "read", for saying so */
+    bool pick_dominated;      /* the pick not tried: its call ran the default's path */
+    bool keepable;            /* the call's new schedule can be kept */
+    int rank;                 /* this rank (0 says the choice: TACIO_PRINT_CHOICE) */
+    const char *path, *op;    /* the file and "write" or "read", for saying so */
 };
 /* After a successful call: its time and plan, and what the next call runs;
  * true when the call's trial was the last and the choice settled. */
