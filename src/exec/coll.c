@@ -91,7 +91,9 @@ void coll_trials_close(struct tacio_file *f)
 {
     for (int w = 0; w < 2; w++) {
         const struct trials *t = &f->trials[w];
-        if (t->keyed && t->chosen < 0 && t->ran >= 2)
+        /* two timed, or the next one not earned in this run (its length
+         * does not pay for it): the next run starts at the fastest */
+        if (t->keyed && t->chosen < 0 && (t->ran >= 2 || trials_waiting(t)))
             learned_settled(&f->learned, &t->key, t->ran, t->choice, t->secs);
     }
 }

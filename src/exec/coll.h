@@ -16,9 +16,10 @@ int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t c
              MPI_Datatype dt, bool is_write, int64_t *bytes);
 
 /* At close, rank 0 with a wisdom file: a shape whose trials had not ended,
- * two or more timed (src/exec/trials.c's TRIAL_BUDGET holds the costly
- * ones back until the calls earn them), is remembered as settled on the
- * fastest it timed, so the next run starts there. Before learned_close. */
+ * two or more timed, or one and the next waiting (src/exec/trials.c's
+ * TRIAL_BUDGET holds the costly ones back until the calls earn them), is
+ * remembered as settled on the fastest it timed, so the next run starts
+ * there. Before learned_close. */
 void coll_trials_close(struct tacio_file *f);
 
 /* The same access by this rank alone (MPI's independent calls): its own

@@ -38,7 +38,7 @@
  * independent call took 0.8 ms, the pick, rated 2.6 ms, 9.5 ms. */
 #define DOMINATED_FACTOR 2.0
 /* Trials pay for themselves: after the first two (the model's pick and the
- * default, or its runner-up), the next trial runs only while what the
+ * default: trial_free), the next trial runs only while what the
  * trials so far cost beyond the fastest of them (their whole calls,
  * planning included, against the fastest's settled time), and what it is
  * expected to cost (expected_loss), are at most this share of the seconds
@@ -90,28 +90,52 @@ static int fastest(const struct trials *t)
 }
 
 /* What the next trial is expected to lose: what the timed calls that were
- * not the fastest lost on average (lost, all told). The budget is paid
- * before a trial runs, not after, so that one more trial does not take the
- * trials past it: without this, 20 writes of ior1 at 64 simulated ranks
- * (bench/smpi) ran a third runner-up on the 18th, 0.7 ms over the 1.6 ms
- * choice, and auto's total was 0.96 of the best fixed choice's (0.98 with
- * it). */
+ * not the fastest lost on average (lost, all told), and before any has
+ * lost, what the shape's first call took beyond the fastest timed call
+ * (a new plan's first call pays its planning and, on a real machine, its
+ * buffers' and windows' first touch: a planned trial pays about as much
+ * unless it wins it back later; on one host, bench/io's btio at 4 ranks,
+ * a runner-up run at once cost 6-8% of 20 calls' total). The budget is
+ * paid before a trial runs, not after, so that one more trial does not
+ * take the trials past it: without this, 20 writes of ior1 at 64
+ * simulated ranks (bench/smpi) ran a third runner-up on the 18th, 0.7 ms
+ * over the 1.6 ms choice, and auto's total was 0.96 of the best fixed
+ * choice's (0.98 with it). */
 static double expected_loss(const struct trials *t, double lost)
 {
-    return t->trial_calls > 1 ? lost / (t->trial_calls - 1) : 0;
+    if (t->trial_calls > 1)
+        return lost / (t->trial_calls - 1);
+    double first_over = t->first_paid - t->secs[fastest(t)];
+    return first_over > 0 ? first_over : 0;
+}
+
+/* The trials every shape runs at once: the first, and the default (the
+ * rule that auto is never slower than the default needs its time) after
+ * the pick on the schedule the first call kept. The model's pick planned
+ * after the default, or a runner-up in the default's place (the default
+ * plans as the pick, or the model rates it dominated), waits for the
+ * budget like any other. */
+static bool trial_free(const struct trials *t)
+{
+    return t->ran == 0 || (t->ran == 1 && t->order[1] == 1);
 }
 
 /* Whether the next trial has been earned (TRIAL_BUDGET). A wait runs the
  * kept schedule, so it waits only when that is the fastest trial's. */
 static bool trial_due(const struct trials *t)
 {
-    if (t->ran < 2)
+    if (trial_free(t))
         return true;
     int best = fastest(t);
     if (t->order[best] != t->held)
         return true;
     double lost = t->trials_paid - t->trial_calls * t->secs[best];
     return lost + expected_loss(t, lost) <= TRIAL_BUDGET * t->spent;
+}
+
+bool trials_waiting(const struct trials *t)
+{
+    return t->chosen < 0 && !t->confirm && t->ran >= 1 && t->ran < t->n && !trial_due(t);
 }
 
 int trials_next(const struct trials *t)
@@ -386,6 +410,8 @@ bool trials_record(struct trials *t, const struct trial_outcome *o)
     }
     if (t->chosen >= 0 || i < 0) { /* the chosen one planned again: kept from now on */
         t->replan = false;
+        if (!o->trial && t->chosen < 0 && !t->ran)
+            t->first_paid = o->paid;
         if (!o->trial && t->chosen < 0 && !t->ran && !t->kept_trial && o->model_pick && o->keepable)
             pick_first(t, o);
         return false;

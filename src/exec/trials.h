@@ -60,6 +60,10 @@ struct trials {
     double spent;       /* agreed seconds of the trials' calls and of the calls between them */
     double trials_paid; /* of those, the timed trials' whole calls */
     int trial_calls;    /* ...how many (a confirmed trial's two) */
+    /* the shape's first call's seconds, the slowest rank's (agreed): what
+     * it took beyond the fastest timed call is what a planned trial is
+     * expected to lose before any has lost (expected_loss in trials.c) */
+    double first_paid;
     int slow, restarts; /* drift: slow calls in a row, restarts so far */
     /* rank 0, wisdom on: the shape's wisdom key, from its last planned call */
     bool keyed;
@@ -70,6 +74,10 @@ struct trials {
  * kept schedule serves it (the choice settled, or the next trial waits
  * until the calls have earned it: TRIAL_BUDGET in trials.c). */
 int trials_next(const struct trials *t);
+/* Whether the next trial waits for the budget (TRIAL_BUDGET), some timed:
+ * the calls so far have not earned it, and the fastest's kept schedule
+ * serves. */
+bool trials_waiting(const struct trials *t);
 /* Whether that trial runs on the kept schedule (the model's pick the first
  * call planned, or a planned trial to be confirmed), timed but not planned
  * again. */

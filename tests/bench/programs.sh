@@ -6,7 +6,8 @@
 # against this MPI, varn through tacio's list API and through the GIO-style
 # baseline (bench/io/gio.c) at one, two and every rank aggregating: the
 # program checks the file with POSIX reads and every value read back; and
-# an aggregator count past the ranks is refused with a message.
+# an aggregator count past the ranks is refused with a message; and
+# bench/io/versus, which compares two builds' auto run by run.
 # usage: programs.sh SOURCE_DIR BUILD_DIR LAUNCHER openmpi|mpich DIR
 set -u
 src=$1 build=$2 launcher=$3 kind=$4 dir=$5
@@ -63,6 +64,29 @@ varn() {
     rm -f "$dir/varn.nc"
 }
 
+# bench/io/versus, this tree against itself (one pair, two calls): a line
+# per direction with its ratio; a base that was not built is refused. Only
+# where this build is the one bench/io runs (build-openmpi, build-mpich).
+versus() {
+    [ "$(cd "$build" && pwd)" = "$(cd "$src" && pwd)/build-$kind" ] || return 0
+    local out=$dir/versus_out.txt line op
+    if ! timeout 300 "$src/bench/io/versus" --base "$src" --mpi "$kind" --ranks 2 \
+        --patterns cube --calls 2 --pairs 1 --dir "$dir" >"$out" 2>&1; then
+        ko "bench/io/versus:" && cat "$out" && return
+    fi
+    for op in write read; do
+        line=$(grep "^versus .* op=$op " "$out")
+        awk -v r="$(field "$line" base_over_this)" 'BEGIN { exit !(r > 0) }' &&
+            [ "$(field "$line" pairs)" = 1 ] && ok || ko "bench/io/versus $op: '$line'"
+    done
+    if "$src/bench/io/versus" --base "$dir/no-such-tree" --mpi "$kind" >"$out" 2>&1; then
+        ko "bench/io/versus ran against a base that does not exist"
+    else
+        grep -q "no-such-tree/build-$kind/.* is missing" "$out" && ok || { ko "versus:" && cat "$out"; }
+    fi
+}
+
 iobench
 varn
+versus
 report "bench programs"

@@ -15,6 +15,12 @@
  *   dominated_default       the default, rated by the model at twice the
  *       pick's measured time or more, is not tried (but is again when
  *       drift starts the trials over); rated closer, it is.
+ *   plan_cost_waits         a runner-up in the default's place (the default
+ *       plans as the pick does), or the model's pick planned after the
+ *       default, is not free: before any trial has lost, it is expected to
+ *       lose what the shape's first call took beyond the fastest timed
+ *       call, and waits until the calls have earned that; the default
+ *       itself runs at once.
  *   dominated_pick          the default timed on independent I/O, a pick the
  *       model rates at twice that or more is not tried: its call runs the
  *       default's path and the trials settle on the default; rated closer,
@@ -140,14 +146,18 @@ static void test_drift_floor(void)
     CHECK_EQ(t.restarts, 1);
 }
 
-/* The first call, the model's pick kept, the model rating the default at
- * default_predicted seconds; then the pick timed on its kept schedule at
- * 1.0 s: the trial that follows. */
-static int after_pick(struct trials *t, double default_predicted)
+/* The first call, the model's pick kept (first_paid seconds; the model
+ * rating the default at default_predicted, and seeing it plan as the pick
+ * where pick_is_default); then the pick timed on its kept schedule at 1.0
+ * s: the trial that follows. A first call of 1.0 s costs what the second
+ * does (a plan for nothing: a runner-up need not wait, plan_cost_waits). */
+static int after_first(struct trials *t, double first_paid, double default_predicted,
+                       bool pick_is_default)
 {
     trials_reset(t, 3, false);
-    struct trial_outcome o = outcome(0, false, true, 9.0, 9.0);
+    struct trial_outcome o = outcome(0, false, true, 1.0, first_paid);
     o.default_predicted = default_predicted;
+    o.pick_is_default = pick_is_default;
     trials_record(t, &o);
     trials_keep_new(t, 0);
     CHECK_EQ(trials_next(t), 2);
@@ -157,8 +167,8 @@ static int after_pick(struct trials *t, double default_predicted)
 static void test_dominated_default(void)
 {
     struct trials t;
-    CHECK_EQ(after_pick(&t, 2.5), 3); /* the default skipped: the runner-up */
-    CHECK_EQ(t.n, 3);                 /* the pick and two runners-up */
+    CHECK_EQ(after_first(&t, 1.0, 2.5, false), 3); /* the default skipped: the runner-up */
+    CHECK_EQ(t.n, 3);                              /* the pick and two runners-up */
     call(&t, 3, false, true, 1.3);
     call(&t, 4, false, true, 1.2);
     CHECK_EQ(t.chosen, 2);
@@ -167,8 +177,8 @@ static void test_dominated_default(void)
     CHECK_EQ(t.restarts, 1);
     CHECK_EQ(t.n, 4);
     CHECK_EQ(trials_next(&t), 1);
-    CHECK_EQ(after_pick(&t, 1.9), 1); /* rated under twice: tried */
-    CHECK_EQ(after_pick(&t, 0), 1);   /* not rated: tried */
+    CHECK_EQ(after_first(&t, 1.0, 1.9, false), 1); /* rated under twice: tried */
+    CHECK_EQ(after_first(&t, 1.0, 0, false), 1);   /* not rated: tried */
 }
 
 /* The first call and the default on independent I/O (the hints' rule),
@@ -206,6 +216,38 @@ static void test_dominated_pick(void)
     CHECK_EQ(t.held, 1);
     CHECK_EQ(trials_next(&t), -1);
     CHECK(!trials_pick_dominated(&t, 9.0)); /* settled: nothing to skip */
+}
+
+static void test_plan_cost_waits(void)
+{
+    struct trials t;
+    CHECK_EQ(after_first(&t, 3.0, 0, false), 1); /* the default: at once */
+    CHECK_EQ(after_first(&t, 3.0, 0, true), -1); /* its place taken by a runner-up */
+    CHECK_EQ(t.n, 3);
+    CHECK(trials_waiting(&t)); /* a file closed now settles on the pick */
+    /* nothing lost yet, the runner-up expected to lose 2.0 s: due once
+     * 0.03 of the spent (1.0 s so far) reaches it, after 66 more calls */
+    CHECK_EQ(wait_for_trial(&t, 1.0), 66);
+    CHECK_EQ(trials_next(&t), 3);
+    CHECK(!trials_waiting(&t));
+    /* the first call on the default's path (independent I/O), 3.0 s, the
+     * default timed at 1.0 s: the model's pick, to be planned, waits too */
+    trials_reset(&t, 3, false);
+    struct trial_outcome first = outcome(0, false, true, 1.0, 3.0);
+    first.independent = true, first.model_pick = false;
+    trials_record(&t, &first);
+    trials_keep_new(&t, 0);
+    CHECK_EQ(trials_next(&t), 1);
+    CHECK_EQ(call(&t, 1, false, true, 1.0), -1);
+    CHECK_EQ(wait_for_trial(&t, 1.0), 66);
+    CHECK_EQ(trials_next(&t), 2);
+    /* a plan that costs nothing beyond its settled call: no wait */
+    trials_reset(&t, 3, false);
+    struct trial_outcome o = outcome(0, false, true, 1.0, 1.0);
+    o.pick_is_default = true;
+    trials_record(&t, &o);
+    trials_keep_new(&t, 0);
+    CHECK_EQ(call(&t, 2, true, false, 1.0), 3);
 }
 
 static void test_budget_waits(void)
@@ -336,6 +378,7 @@ int main(int argc, char **argv)
     test_budget_waits();
     test_dominated_default();
     test_dominated_pick();
+    test_plan_cost_waits();
     test_confirm();
     return check_report("test_trials_state");
 }
