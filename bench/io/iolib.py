@@ -48,6 +48,23 @@ def launch(cfg, np, run, shim, stats=None, wisdom=None):
                            unset=("TACIO_HINTS", "TACIO_STATS", "TACIO_WISDOM"))
 
 
+def iobench_totals(tool, mpi, exe, shim, cfg, path, np, pattern, size, calls, wisdom=None):
+    """{op: seconds} of one run of iobench's N calls (calls) under cfg
+    (name, hints): each direction's times summed, the first call included.
+    A wrong element read back ends the bench (tool names it)."""
+    name, hints = cfg
+    run = [exe[(mpi, "iobench")], path, pattern, size, str(calls - 1)]
+    cmd, env = launch((name, mpi, "ompio", hints), pattern_ranks(pattern, np), run, shim,
+                      wisdom=wisdom)
+    res = parse(run_checked(cmd, env, f"{name} {pattern} np={np} calls={calls}", tool), "pattern=")
+    out = {}
+    for op, kv in res.items():
+        if int(kv["wrong"]):
+            sys.exit(f"{tool}: {name} {pattern} {op}: {kv['wrong']} wrong elements")
+        out[op] = float(kv["first"]) + sum(float(t) for t in kv["times"].split(","))
+    return out
+
+
 def pattern_ranks(pattern, np):
     """btio needs a square: 1, 4, 9 for 2, 4, 8."""
     return {2: 1, 4: 4, 8: 9}.get(np, np) if pattern == "btio" else np

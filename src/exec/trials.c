@@ -133,11 +133,6 @@ static bool trial_due(const struct trials *t)
     return lost + expected_loss(t, lost) <= TRIAL_BUDGET * t->spent;
 }
 
-bool trials_waiting(const struct trials *t)
-{
-    return t->chosen < 0 && !t->confirm && t->ran >= 1 && t->ran < t->n && !trial_due(t);
-}
-
 int trials_next(const struct trials *t)
 {
     if (!t->n)
@@ -147,6 +142,11 @@ int trials_next(const struct trials *t)
     if (t->chosen < 0)
         return t->ran < t->n && trial_due(t) ? t->order[t->ran] : -1;
     return t->replan ? t->chosen : -1;
+}
+
+bool trials_waiting(const struct trials *t)
+{
+    return t->chosen < 0 && t->ran >= 1 && t->ran < t->n && trials_next(t) < 0;
 }
 
 bool trials_on_kept(const struct trials *t)

@@ -181,17 +181,24 @@ static void test_dominated_default(void)
     CHECK_EQ(after_first(&t, 1.0, 0, false), 1);   /* not rated: tried */
 }
 
-/* The first call and the default on independent I/O (the hints' rule),
- * the default timed at 1.0 s: whether a pick rated predicted is tried. */
-static bool pick_tried(struct trials *t, bool default_independent, double predicted)
+/* The first call on the default's path, independent I/O (the hints'
+ * rule), first_paid seconds: the default's trial follows. */
+static void first_independent(struct trials *t, double first_paid)
 {
     trials_reset(t, 3, false);
-    struct trial_outcome o = outcome(0, false, true, 1.0, 1.0);
+    struct trial_outcome o = outcome(0, false, true, 1.0, first_paid);
     o.independent = true, o.model_pick = false;
     trials_record(t, &o);
     trials_keep_new(t, 0);
     CHECK_EQ(trials_next(t), 1);
-    o = outcome(1, false, true, 1.0, 1.0);
+}
+
+/* That first call, then the default on independent I/O or not, timed at
+ * 1.0 s: whether a pick rated predicted is tried. */
+static bool pick_tried(struct trials *t, bool default_independent, double predicted)
+{
+    first_independent(t, 1.0);
+    struct trial_outcome o = outcome(1, false, true, 1.0, 1.0);
     o.independent = default_independent;
     trials_record(t, &o);
     trials_keep_new(t, 1);
@@ -232,12 +239,7 @@ static void test_plan_cost_waits(void)
     CHECK(!trials_waiting(&t));
     /* the first call on the default's path (independent I/O), 3.0 s, the
      * default timed at 1.0 s: the model's pick, to be planned, waits too */
-    trials_reset(&t, 3, false);
-    struct trial_outcome first = outcome(0, false, true, 1.0, 3.0);
-    first.independent = true, first.model_pick = false;
-    trials_record(&t, &first);
-    trials_keep_new(&t, 0);
-    CHECK_EQ(trials_next(&t), 1);
+    first_independent(&t, 3.0);
     CHECK_EQ(call(&t, 1, false, true, 1.0), -1);
     CHECK_EQ(wait_for_trial(&t, 1.0), 66);
     CHECK_EQ(trials_next(&t), 2);
