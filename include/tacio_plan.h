@@ -169,6 +169,9 @@ TACIO_API int tacio_strategy_get_count(void);
 TACIO_API const char *tacio_strategy_get_name(int i);
 /** One line on where it comes from and what it does, or NULL. */
 TACIO_API const char *tacio_strategy_get_summary(int i);
+/** 1 when auto rates and tries strategy @p i (at 1, 2 and 4 aggregators per
+ * node, each also with node aggregation first); 0 otherwise or out of range. */
+TACIO_API int tacio_strategy_is_auto_candidate(int i);
 
 /** Compute a plan with the strategy named in the hints (tacio_strategy).
  * The plan owns everything it points to: free the plan, the topology and the

@@ -27,8 +27,9 @@ static const char usage[] =
     "                      hostfile: docs/simulation.md)\n"
     "       tacio report   INPUT... --out DIR   (charts from TACIO_STATS, plans, bench/smpi\n"
     "                      results; needs python3 and matplotlib)\n"
-    "       tacio list     strategies|patterns|topologies [--summary]   (the registries:\n"
-    "                      one name or form a line; --summary adds a tab and its meaning)\n"
+    "       tacio list     strategies|candidates|patterns|topologies [--summary]   (the\n"
+    "                      registries, one name or form a line; candidates: the strategies\n"
+    "                      auto tries; --summary adds a tab and its meaning)\n"
     "       tacio wisdom   list [FILE] | show N [FILE] | forget N|all [FILE]   (auto's\n"
     "                      learned choices; FILE: TACIO_WISDOM when not given)\n"
     "placement:  block | cyclic | scatter:seed=S\n"
@@ -41,17 +42,25 @@ struct registry {
     const char *(*name)(int i);
     const char *(*form)(int i);
     const char *(*summary)(int i);
+    int (*keep)(int i); /* NULL: every entry */
 };
 
 static const struct registry registries[] = {
     {"strategies", tacio_strategy_get_count, tacio_strategy_get_name, tacio_strategy_get_name,
-     tacio_strategy_get_summary},
+     tacio_strategy_get_summary, NULL},
+    {"candidates", tacio_strategy_get_count, tacio_strategy_get_name, tacio_strategy_get_name,
+     tacio_strategy_get_summary, tacio_strategy_is_auto_candidate},
     {"patterns", tacio_pattern_kind_get_count, tacio_pattern_kind_get_name,
-     tacio_pattern_kind_get_form, tacio_pattern_kind_get_summary},
+     tacio_pattern_kind_get_form, tacio_pattern_kind_get_summary, NULL},
     {"topologies", tacio_topo_kind_get_count, tacio_topo_kind_get_name, tacio_topo_kind_get_form,
-     tacio_topo_kind_get_summary},
+     tacio_topo_kind_get_summary, NULL},
 };
 #define NREGISTRIES ((int)(sizeof registries / sizeof registries[0]))
+
+static bool listed(const struct registry *r, int i)
+{
+    return !r->keep || r->keep(i);
+}
 
 /* The usage, then each registry's forms on one line. */
 static void print_usage(void)
@@ -60,7 +69,8 @@ static void print_usage(void)
     for (int r = 0; r < NREGISTRIES; r++) {
         printf("%s:", registries[r].kind);
         for (int i = 0; i < registries[r].count(); i++)
-            printf(" %s", registries[r].form(i));
+            if (listed(&registries[r], i))
+                printf(" %s", registries[r].form(i));
         putchar('\n');
     }
 }
@@ -72,14 +82,17 @@ static int cmd_list(int argc, char **argv)
     for (int r = 0; argc >= 1 && (argc == 1 || summary) && r < NREGISTRIES; r++) {
         if (strcmp(argv[0], registries[r].kind))
             continue;
-        for (int i = 0; i < registries[r].count(); i++)
+        for (int i = 0; i < registries[r].count(); i++) {
+            if (!listed(&registries[r], i))
+                continue;
             if (summary)
                 printf("%s\t%s\n", registries[r].form(i), registries[r].summary(i));
             else
                 puts(registries[r].form(i));
+        }
         return 0;
     }
-    return cli_error("expected tacio list strategies|patterns|topologies [--summary]");
+    return cli_error("expected tacio list strategies|candidates|patterns|topologies [--summary]");
 }
 
 struct options {

@@ -25,8 +25,8 @@
 #define FAR_FACTOR 1.5
 /* The default rated by the model at this many times the pick's measured
  * time or more: its trial is not run. The model's worst pessimism on
- * romio's plans at paper scale is 1.46x (`bench/smpi/run summary model`),
- * so a default so rated would run at least 1.37x the pick; where the
+ * romio's plans at paper scale is 1.49x (`bench/smpi/run summary model`),
+ * so a default so rated would run at least 1.34x the pick; where the
  * model rates the machine optimistically (bench/io's 4 ranks on 2 cores:
  * measured times 1.5-10x its seconds) the default is always tried.
  * Under SMPI the fat tree's and the dragonfly's default ran at twice the

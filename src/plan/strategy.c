@@ -33,6 +33,11 @@ const char *strategy_names(void)
 
 REGISTRY_ACCESSORS(tacio_strategy, NSTRATEGIES, *registry[i])
 
+int tacio_strategy_is_auto_candidate(int i)
+{
+    return i >= 0 && i < NSTRATEGIES && registry[i]->auto_candidate;
+}
+
 const struct tacio_strategy *strategy_at(int i)
 {
     return i >= 0 && i < NSTRATEGIES ? registry[i] : NULL;

@@ -15,8 +15,9 @@ here:
     64 ranks, its busiest-link and disk floors; a stored run under its
     floor fails, a run whose plan the planner does not make is counted and
     not floored;
-  - the reasons said for a simulation that died, SimGrid's cfg, and bad
-    arguments refused.
+  - the reasons said for a simulation that died, SimGrid's cfg, --auto's
+    grid (auto's candidates with node aggregation too), the measured
+    network's hints in place of the platform's, and bad arguments refused.
 
 usage: smpi_bench.py SOURCE_DIR BUILD_DIR
 """
@@ -59,8 +60,8 @@ class Bench:
     def __init__(self, src, build):
         self.exe, self.build = os.path.join(src, "bench/smpi/run"), build
 
-    def __call__(self, *args):
-        p = subprocess.run([self.exe, *args, "--build", self.build],
+    def __call__(self, *args):  # the stored runs here are made up: the platform's model
+        p = subprocess.run([self.exe, *args, "--build", self.build, "--model", "platform"],
                            capture_output=True, text=True)
         return p.returncode, p.stdout, p.stderr
 
@@ -277,6 +278,18 @@ def check_simulate_helpers():
     check(all(c in simulate.simgrid_cfg(True) for c in full)
           and not any(c in simulate.simgrid_cfg(False) for c in full),
           "the papers' runs, and only they, solve in full")
+    from simbench import jobs
+    cases = jobs.small_cases("auto", 512, ["romio", "cuts", "auto"], ["romio", "tatp"])
+    hinted = {(c.strategy, c.per_host) for c in cases if c.hints == (jobs.NODE_AGGREGATION,)}
+    check(hinted == {("romio", 1), ("romio", 2), ("romio", 4)}
+          and len(cases) == len(jobs.AUTO_GRID) * (3 + 3 + 1 + 3),
+          f"--auto's grid: every strategy, and the candidates with node aggregation: {hinted}")
+    from simbench import platforms
+    merged = platforms.with_network(
+        "tacio_bw_link=5e+09,tacio_bw_uplink=2.5e+09,tacio_bw_agg_io=2e+09,tacio_latency=1e-05",
+        "tacio_bw_link=4.5e+09,tacio_bw_factors=0:0.5,tacio_latency=4e-06")
+    check(merged == "tacio_bw_agg_io=2e+09,tacio_bw_link=4.5e+09,tacio_bw_factors=0:0.5,"
+          "tacio_latency=4e-06", f"the measured network replaces the platform's: {merged}")
 
 
 def check_refused(bench):

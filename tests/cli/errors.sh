@@ -28,9 +28,9 @@ expect_error() { # expect_error PATTERN-IN-MESSAGE ARGS...
 
 T="tree:racks=2,nodes=4,cores=4"
 expect_error "expected a command" frobnicate
-expect_error "strategies|patterns|topologies" list
-expect_error "strategies|patterns|topologies" list sizes
-expect_error "strategies|patterns|topologies" list patterns --long
+expect_error "strategies|candidates|patterns|topologies" list
+expect_error "strategies|candidates|patterns|topologies" list sizes
+expect_error "strategies|candidates|patterns|topologies" list patterns --long
 expect_error "struct needs records" plan --pattern struct --procs 8 --topology "$T"
 expect_error "required" plan --pattern cube:n=8
 expect_error "unknown option" plan --pattern cube:n=8 --procs 8 --topology "$T" --fast

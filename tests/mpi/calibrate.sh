@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tacio-calibrate on this machine (one host: its copies, its latency and the
 # storage rates; no link): it must print positive rates, as hints the
-# planner accepts, and fail with a message on a directory it cannot write.
+# planner accepts, and fail with a message on a directory it cannot write;
+# with --network, the copies and latency without the storage.
 # usage: calibrate.sh TACIO_CALIBRATE TACIO MPIEXEC [FLAGS...]
 set -u
 cal=$1 tacio=$2
@@ -36,6 +37,14 @@ prof=$(mktemp)
 copy=$(sed -n 's/^tacio_bw_copy //p' "$prof")
 awk -v v="$copy" 'BEGIN { exit !(v + 0 > 1e6) }' && ok || ko "the profile has no tacio_bw_copy: $(cat "$prof")"
 rm -f "$prof"
+
+# the network alone: no directory, no storage rate, the copies still
+line=$("$@" -n 2 "$cal" --network 2>&1 | grep '^hosts=')
+echo "$line"
+grep -q "tacio_bw_copy=" <<<"$line" && ! grep -qE "tacio_bw_(agg_io|node_io|fs)" <<<"$line" && ok ||
+    ko "--network: copies and no storage rate expected: $line"
+out=$("$@" -n 2 "$cal" --network "$work" 2>&1)
+[ $? -ne 0 ] && grep -q "usage" <<<"$out" && ok || ko "--network with a DIR: $out"
 
 out=$("$@" -n 2 "$cal" /proc/tacio-nowhere 2>&1)
 [ $? -ne 0 ] && grep -q "cannot write DIR" <<<"$out" && ok || ko "unwritable DIR: $out"

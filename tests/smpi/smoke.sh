@@ -8,7 +8,8 @@
 #  - the engine placed its hosts by name where the platform put them: its
 #    hop-bytes and busiest link equal `tacio plan`'s for the same pattern,
 #    topology and placement (with hosts placed in order they would not);
-#  - simulated times are positive.
+#  - simulated times are positive;
+#  - tacio-calibrate --network under SMPI measures the platform's links.
 # The driver is the build tree's tacio-smpibench (CMake's tacio-smpi
 # target, which the test smpi.build makes first).
 # usage: smoke.sh BUILD_DIR
@@ -228,4 +229,30 @@ w, sh, io = (float(on[k]) for k in ("write_s", "write_shuffle_s", "write_io_s"))
 print(f"pipelined write {w:.6f} s, unpipelined {float(off['write_s']):.6f} s")
 sys.exit(0 if w < 0.95 * float(off["write_s"]) and w < 0.95 * (sh + io) else 1)
 PY
+# tacio-calibrate --network under SMPI (tacio-smpicalibrate: bench/smpi
+# measures auto's model of a platform so) on the scattered tree, whose
+# platform file gives node links of 5e9 B/s, uplinks of 2.5e9 and SMPI's
+# default bandwidth factors (0.94 of a link from 64 KiB up, 0.34-0.70 below
+# 16 KiB): the link and the uplink measured at 0.85-1 of theirs (the
+# factor's 0.94 and a 4 MiB message's latency), the factors from 1 MiB down
+# never rising, 1 at 64 KiB (as fast as the link's own 4 MiB messages) and
+# under 0.8 at the smallest; no storage rate (a POSIX write takes no
+# simulated time).
+calibrate_case() {
+    local cal=$1/bin/tacio-smpicalibrate dir="$work/p64" line
+    line=$(timeout 300 smpirun -np 64 -platform "$dir/platform.xml" -hostfile "$dir/hostfile"         --cfg=smpi/privatization:dlopen --cfg=smpi/simulate-computation:no         --cfg=smpi/coll-selector:ompi --cfg=network/weight-S:0         "$cal" --network --topology "$topo" 2>&1 | grep '^hosts=')
+    echo "$line"
+    python3 - "$line" <<'PY' && passed=$((passed + 1)) || ko "calibrate under SMPI: $line"
+import sys
+model = dict(kv.split("=", 1) for kv in sys.argv[1].split("model=", 1)[1].split(","))
+factors = [(int(b), float(f)) for b, f in (x.split(":") for x in model["tacio_bw_factors"].split(";"))]
+ok = 0.85 * 5e9 <= float(model["tacio_bw_link"]) <= 5e9
+ok &= 0.85 * 2.5e9 <= float(model["tacio_bw_uplink"]) <= 2.5e9
+ok &= all(a[1] >= b[1] for a, b in zip(factors, factors[1:]))
+ok &= dict(factors)[65536] == 1 and factors[-1][1] < 0.8
+ok &= not any(k in model for k in ("tacio_bw_agg_io", "tacio_bw_node_io", "tacio_bw_fs"))
+sys.exit(0 if ok else 1)
+PY
+}
+calibrate_case "$1"
 report "smpi smoke"

@@ -36,8 +36,16 @@ static void registry(void)
         tatp |= !strcmp(name, "tatp");
         autos |= !strcmp(name, "auto");
         CHECK(strlen(tacio_strategy_get_summary(i)) > 10);
+        /* auto's candidates: ROMIO's default and the papers' (not auto
+         * itself, nor cuts, whose planning is too dear for a call) */
+        bool candidate = !strcmp(name, "romio") || !strcmp(name, "bottleneck") ||
+                         !strcmp(name, "tsujita") || !strcmp(name, "tatp");
+        bool never = !strcmp(name, "auto") || !strcmp(name, "cuts");
+        CHECK(!candidate || tacio_strategy_is_auto_candidate(i));
+        CHECK(!never || !tacio_strategy_is_auto_candidate(i));
     }
     CHECK(romio && tatp && autos);
+    CHECK(!tacio_strategy_is_auto_candidate(n) && !tacio_strategy_is_auto_candidate(-1));
     CHECK(tacio_strategy_get_name(n) == NULL);
     CHECK(tacio_strategy_get_name(-1) == NULL);
     CHECK(tacio_strategy_get_summary(n) == NULL);

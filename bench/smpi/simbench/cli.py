@@ -7,7 +7,7 @@ import tempfile
 
 from benchlib import ROOT
 
-from . import floors, jobs, records, simulate, summary
+from . import floors, jobs, platforms, records, simulate, summary
 
 USAGE = """\
 The engine (tacio's C API, real writes and reads, every byte checked) under
@@ -19,7 +19,8 @@ clusters, jobs and lines are.
                                      ior on the Inspur tree (--quick: cube
                                      at 64 ranks; --sweep: the TATP paper's
                                      axes; --auto: auto against every
-                                     candidate on 10 jobs)
+                                     strategy, and its candidates with
+                                     node aggregation, on 10 jobs)
       [--calls N]                    each job's write and read made N
                                      times (auto's trials run on them;
                                      times are the N calls' totals)
@@ -36,6 +37,11 @@ clusters, jobs and lines are.
 def _common(p):
     p.add_argument("--build", default=os.path.join(ROOT, "build"),
                    help="the build tree holding tacio and tacio-smpibench (built if missing)")
+    p.add_argument("--model", choices=("measured", "platform"), default="measured",
+                   help="auto's model of each platform's network: measured by "
+                        "tacio-calibrate under SMPI on the job's hosts (the default), or "
+                        "derived by tacio platform from the platform file and SMPI's "
+                        "factors (handed to auto)")
 
 
 def _simulating(p):
@@ -120,7 +126,7 @@ def _per_host(text):
 
 
 def _simulate(args, work):
-    tacio, exe = simulate.build(args.build)
+    tacio, exe = _built(args)
     names = simulate.strategies(tacio)
     how = dict(jobs=args.jobs, results=args.results)
     if args.command == "memory":
@@ -140,7 +146,8 @@ def _simulate(args, work):
         summary.paper(runs, lambda job: summary.link_bounds(work, tacio, job), names)
     else:
         ranks = 64 if args.mode == "quick" else args.ranks
-        cases = jobs.small_cases(args.mode, ranks, _chosen(names, args.strategies))
+        cases = jobs.small_cases(args.mode, ranks, _chosen(names, args.strategies),
+                                 simulate.strategies(tacio, "candidates"))
         runs, failed = simulate.run_all(work, tacio, exe, cases, calls=args.calls, **how)
         summary.shuffle_ratios(runs, ranks)
         if args.mode == "auto" or args.calls > 1:
@@ -149,9 +156,18 @@ def _simulate(args, work):
         sys.exit(f"bench/smpi: {failed} run(s) failed")
 
 
+def _built(args, simulating=True):
+    """tacio and the driver (None unless simulating), built; with --model
+    measured, platforms.MEASURE set to the calibrating driver, built too."""
+    measure = args.model == "measured"
+    tacio, exe, calibrate = simulate.build(args.build, simulate=simulating, measure=measure)
+    platforms.MEASURE = calibrate
+    return tacio, exe
+
+
 def _stored(args, work):
     runs = records.load(args.files)
-    tacio, _ = simulate.build(args.build, simulate=False)
+    tacio, _ = _built(args, simulating=False)
     if args.command == "floors":
         if not floors.check(runs, work, tacio):
             sys.exit(1)

@@ -49,7 +49,8 @@ def check(runs, work, tacio):
     for job, rs in by_job(r for r in runs if checkable(r)).items():
         rates = platforms.rates(platforms.platform(work, tacio, job).dir)
         for r in rs:
-            p = plan(work, tacio, job, r.strategy, r.per_host, as_engine=True)
+            p = plan(work, tacio, job, r.strategy, r.per_host, as_engine=True,
+                     rates=r.get("model") != "measured")  # the model the run was given
             same = all(str(p[f]) == str(r.get(f)) for f in ("max_link_load", "hop_bytes"))
             agree[r.strategy][0] += same
             agree[r.strategy][1] += 1

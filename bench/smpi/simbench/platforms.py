@@ -1,7 +1,14 @@
 """The simulated machines: the platform files `tacio platform` writes from
 the same topology spec the planner takes (so the simulated and the planned
-job are one machine), auto's model hints calibrated from them, and their
-rates."""
+job are one machine), auto's model hints for them, and their rates.
+
+auto's model of a platform is measured as a user's would be: its network
+by tacio-calibrate --network, run under SMPI on the job's own hosts
+(tacio-smpicalibrate, when MEASURE names it), its storage from the
+platform's disks (a POSIX write does not advance SMPI's clock, so the
+simulated storage cannot be timed so). With MEASURE None, the network's
+hints are those `tacio platform` derives from the platform file and
+SMPI's default factors: handed to auto, not measured."""
 import os
 import subprocess
 import sys
@@ -17,11 +24,17 @@ from .jobs import CLUSTERS, IO_BW
 class Platform:
     spec: str        # tacio's topology spec
     dir: str         # platform.xml and hostfile
-    model: str       # auto's model hints for it (tacio platform's model=)
+    model: str       # auto's model hints for it (measured, or tacio platform's)
+    handed: str      # tacio platform's model=: the platform's own rates
     io_bw: float     # the most bytes/s the job's storage takes (io_bandwidth)
 
 
 _made = {}  # platform directory -> Platform
+MEASURE = None  # tacio-smpicalibrate's path: auto's network measured (above)
+# The keys tacio-calibrate --network measures; the rest (the storage's) stay
+# tacio platform's.
+NETWORK_KEYS = ("tacio_bw_link", "tacio_bw_uplink", "tacio_bw_factors", "tacio_latency",
+                "tacio_msg_overhead", "tacio_bw_copy")
 
 
 def platform(work, tacio, job, memory=None):
@@ -37,9 +50,35 @@ def platform(work, tacio, job, memory=None):
                             "--placement", job.placement, "--out", out,
                             "--disk-bw", f"{IO_BW:.0f}Bps"] + extra,
                            check=True, stdout=subprocess.PIPE, text=True)
-        _made[out] = Platform(spec, out, parse_kv(p.stdout)["model"],
-                              io_bandwidth(out, job.ranks))
+        handed = parse_kv(p.stdout)["model"]
+        model = measured(out, spec, job.ranks, handed) if MEASURE else handed
+        _made[out] = Platform(spec, out, model, handed, io_bandwidth(out, job.ranks))
     return _made[out]
+
+
+def measured(plat_dir, spec, ranks, handed):
+    """handed's hints with the network's replaced by what tacio-calibrate
+    --network measures on the job's hosts under SMPI (MEASURE)."""
+    from .simulate import simgrid_cfg  # simulate imports this module
+    cmd = ["smpirun", "-np", str(ranks), "-platform", os.path.join(plat_dir, "platform.xml"),
+           "-hostfile", os.path.join(plat_dir, "hostfile"), *simgrid_cfg(False),
+           MEASURE, "--network", "--topology", spec]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    lines = [l for l in p.stdout.splitlines() if l.startswith("hosts=")]
+    if p.returncode or not lines:
+        sys.exit(f"bench/smpi: tacio-smpicalibrate failed on {plat_dir} "
+                 f"(exit {p.returncode}): {p.stderr.strip()[-500:]}")
+    return with_network(handed, parse_kv(lines[-1])["model"])
+
+
+def with_network(handed, network):
+    """handed's hints (k=v,...) without its NETWORK_KEYS, and network's: a
+    key the calibration did not measure is left to the model's default
+    (no uplink among the job's hosts: the job crosses none)."""
+    hints = {k: v for k, v in (kv.split("=", 1) for kv in handed.split(","))
+             if k not in NETWORK_KEYS}
+    hints.update(kv.split("=", 1) for kv in network.split(","))
+    return ",".join(f"{k}={v}" for k, v in hints.items())
 
 
 def hosts(plat_dir):

@@ -15,6 +15,7 @@ import time
 from benchlib import cmake_targets, parse_kv, run_group
 
 from .jobs import IO_BW, driver_size
+from . import platforms
 from .platforms import platform
 from .records import Run
 
@@ -37,19 +38,25 @@ PAPER_CFG = ["--cfg=smpi/shared-malloc-blocksize:1073741824", "--cfg=network/opt
 STOPPED_BY_LIMIT = {128 + signal.SIGXCPU, -signal.SIGXCPU, 128 + signal.SIGKILL, -signal.SIGKILL}
 
 
-def build(build_dir, simulate=True):
-    """(the tacio command, the driver or None), built in build_dir."""
-    if simulate and not shutil.which("smpicc"):
-        sys.exit("bench/smpi: needs SimGrid (apt-get install libsimgrid-dev simgrid)")
-    cmake_targets(build_dir, ["tacio"] + (["tacio-smpi"] if simulate else []), "bench/smpi")
+def build(build_dir, simulate=True, measure=False):
+    """(the tacio command, the driver, the calibrating driver), built in
+    build_dir: the driver only when simulating, the calibrating one (auto's
+    model measured: platforms.py) only when measuring; None otherwise."""
+    smpi = simulate or measure
+    if smpi and not shutil.which("smpicc"):
+        sys.exit("bench/smpi: needs SimGrid (apt-get install libsimgrid-dev simgrid)"
+                 + ("" if simulate else "; --model platform does without"))
+    cmake_targets(build_dir, ["tacio"] + (["tacio-smpi"] if smpi else []), "bench/smpi")
     binary = os.path.join(build_dir, "bin")
     return (os.path.join(binary, "tacio"),
-            os.path.join(binary, "tacio-smpibench") if simulate else None)
+            os.path.join(binary, "tacio-smpibench") if simulate else None,
+            os.path.join(binary, "tacio-smpicalibrate") if measure else None)
 
 
-def strategies(tacio):
-    """The registry's strategies (`tacio list strategies`)."""
-    return subprocess.run([tacio, "list", "strategies"], capture_output=True, text=True,
+def strategies(tacio, kind="strategies"):
+    """The registry's strategies (`tacio list strategies`); kind
+    "candidates": those auto tries."""
+    return subprocess.run([tacio, "list", kind], capture_output=True, text=True,
                           check=True).stdout.split()
 
 
@@ -112,6 +119,7 @@ def run_one(work, tacio, exe, case, paper=False, cpu_limit=0, precision=None, ca
     record = dict(cluster=job.cluster, placement=job.placement, pattern=job.pattern,
                   ranks=str(job.ranks), aggs_per_host=case.per_host, strategy=case.strategy,
                   wall_s=round(time.monotonic() - t0, 1), cpu_s=round(cpu_s, 1))
+    record["model"] = "measured" if platforms.MEASURE else "platform"  # auto's, of the network
     if paper:
         record["lmm_solver"] = "full"
     if precision is not None:

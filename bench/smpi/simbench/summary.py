@@ -108,18 +108,21 @@ def link_bounds(work, tacio, job):
     for strategy, field, name in (("bottleneck", "link_seconds_bound", "link"),
                                   ("cuts", "partition_seconds_bound", "partition")):
         for k in PER_HOST:
-            detail = parse_kv(plan(work, tacio, job, strategy, k)["detail"])
+            detail = parse_kv(plan(work, tacio, job, strategy, k, rates=True)["detail"])
             if field in detail and (name not in best or float(detail[field]) < best[name][0]):
                 best[name] = (float(detail[field]), k)
     return best
 
 
-def plan(work, tacio, job, strategy, k, as_engine=False):
+def plan(work, tacio, job, strategy, k, as_engine=False, rates=False):
     """`tacio plan --json` of the job's strategy at k per host, with the
-    hints the bench runs it with (K both ways, the platform's model); with
-    as_engine, planned as the engine plans (on the ranks' summaries)."""
+    hints the bench runs it with (K both ways, auto's model); with
+    as_engine, planned as the engine plans (on the ranks' summaries); with
+    rates, on the platform's own rates (a bound's, not auto's measure, and
+    what runs stored without model=measured were given)."""
     plat = platform(work, tacio, job)
-    hints = plat.model.split(",") + [f"cb_config_list=*:{k}", f"tacio_aggs_per_node={k}"]
+    model = plat.handed if rates else plat.model
+    hints = model.split(",") + [f"cb_config_list=*:{k}", f"tacio_aggs_per_node={k}"]
     p = subprocess.run([tacio, "plan", "--json", "--pattern", planner_pattern(job),
                         "--procs", str(job.ranks), "--topology", plat.spec,
                         "--placement", job.placement, "--strategy", strategy]
