@@ -22,14 +22,20 @@ topo=tree:racks=4,nodes=20,cores=12
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+smpi_on() { # SECONDS DIR NP PROGRAM ARGS...: the program under smpirun on DIR's platform
+    local secs=$1 dir=$2 np=$3
+    shift 3
+    timeout "$secs" smpirun -np "$np" -platform "$dir/platform.xml" -hostfile "$dir/hostfile" \
+        --cfg=smpi/privatization:dlopen --cfg=smpi/simulate-computation:no \
+        --cfg=smpi/coll-selector:ompi --cfg=network/weight-S:0 "$@"
+}
+
 sim_out() { # NODATA NP PATTERN N STRATEGY HINT [CALLS]: all smpibench prints
     local np=$2 dir="$work/p$2"
     [ -d "$dir" ] || "$tacio" platform --topology "$topo" --procs "$np" \
         --placement scatter:seed=2 --out "$dir" >/dev/null || { ko "tacio platform"; return; }
     rm -f "$work/data.bin"
-    TACIO_SIM_NODATA=$1 TACIO_HINTS="tacio_topology=$topo,$6" timeout 600 smpirun -np "$np" \
-        -platform "$dir/platform.xml" -hostfile "$dir/hostfile" --cfg=smpi/privatization:dlopen \
-        --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi --cfg=network/weight-S:0 \
+    TACIO_SIM_NODATA=$1 TACIO_HINTS="tacio_topology=$topo,$6" smpi_on 600 "$dir" "$np" \
         "$smpibench" "$work/data.bin" "$3" "$4" "$5" ${7:+"$7"} 2>&1
 }
 sim_line() { # NODATA NP PATTERN N STRATEGY HINT [CALLS]: smpibench's line
@@ -187,9 +193,7 @@ memory_case() {
     "$tacio" platform --topology "$topo" --procs "$np" --placement scatter:seed=2 \
         --memory "$mem" --out "$dir" >/dev/null || { ko "tacio platform --memory"; return; }
     rm -f "$work/data.bin"
-    line=$(TACIO_HINTS="tacio_topology=$topo,$hint" smpirun -np "$np" -platform "$dir/platform.xml" \
-        -hostfile "$dir/hostfile" --cfg=smpi/privatization:dlopen \
-        --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi --cfg=network/weight-S:0 \
+    line=$(TACIO_HINTS="tacio_topology=$topo,$hint" smpi_on 600 "$dir" "$np" \
         "$smpibench" "$work/data.bin" cube 48 mccio 2>&1 | grep '^pattern=')
     echo "$line"
     grep -q "buffer_wrong=0 file_wrong=0" <<<"$line" || { ko "mccio memory: wrong data: $line"; return; }
@@ -240,7 +244,8 @@ PY
 # simulated time).
 calibrate_case() {
     local cal=$1/bin/tacio-smpicalibrate dir="$work/p64" line
-    line=$(timeout 300 smpirun -np 64 -platform "$dir/platform.xml" -hostfile "$dir/hostfile"         --cfg=smpi/privatization:dlopen --cfg=smpi/simulate-computation:no         --cfg=smpi/coll-selector:ompi --cfg=network/weight-S:0         "$cal" --network --topology "$topo" 2>&1 | grep '^hosts=')
+    line=$(smpi_on 300 "$dir" 64 "$cal" --network --topology "$topo" 2>&1 |
+        grep '^hosts=')
     echo "$line"
     python3 - "$line" <<'PY' && passed=$((passed + 1)) || ko "calibrate under SMPI: $line"
 import sys
