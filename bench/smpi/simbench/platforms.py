@@ -59,10 +59,8 @@ def platform(work, tacio, job, memory=None):
 def measured(plat_dir, spec, ranks, handed):
     """handed's hints with the network's replaced by what tacio-calibrate
     --network measures on the job's hosts under SMPI (MEASURE)."""
-    from .simulate import simgrid_cfg  # simulate imports this module
-    cmd = ["smpirun", "-np", str(ranks), "-platform", os.path.join(plat_dir, "platform.xml"),
-           "-hostfile", os.path.join(plat_dir, "hostfile"), *simgrid_cfg(False),
-           MEASURE, "--network", "--topology", spec]
+    from .simulate import smpirun  # simulate imports this module
+    cmd = [*smpirun(plat_dir, ranks), MEASURE, "--network", "--topology", spec]
     p = subprocess.run(cmd, capture_output=True, text=True)
     lines = [l for l in p.stdout.splitlines() if l.startswith("hosts=")]
     if p.returncode or not lines:

@@ -67,6 +67,13 @@ def simgrid_cfg(paper, precision=None):
     return cfg + ([] if precision is None else [f"--cfg=maxmin/precision:{precision:g}"])
 
 
+def smpirun(plat_dir, ranks, paper=False, precision=None):
+    """smpirun's command up to the program: ranks on plat_dir's platform
+    and hostfile, with the bench's cfg (simgrid_cfg)."""
+    return ["smpirun", "-np", str(ranks), "-platform", os.path.join(plat_dir, "platform.xml"),
+            "-hostfile", os.path.join(plat_dir, "hostfile"), *simgrid_cfg(paper, precision)]
+
+
 def _cpu_limited(seconds):
     """preexec_fn stopping a simulation after seconds of its own CPU time
     (SIGXCPU), without a core dump (its shared mappings are tens of GB)."""
@@ -101,9 +108,8 @@ def run_one(work, tacio, exe, case, paper=False, cpu_limit=0, precision=None, ca
     fd, data = tempfile.mkstemp(prefix="data.", dir=work)  # one per run: runs go in parallel
     os.close(fd)
     cpu = data + ".cpu"  # /usr/bin/time: its own CPU seconds, which other load does not inflate
-    cmd = ["/usr/bin/time", "-o", cpu, "-f", "%U %S", "smpirun", "-np", str(job.ranks),
-           "-platform", os.path.join(plat.dir, "platform.xml"),
-           "-hostfile", os.path.join(plat.dir, "hostfile"), *simgrid_cfg(paper, precision),
+    cmd = ["/usr/bin/time", "-o", cpu, "-f", "%U %S",
+           *smpirun(plat.dir, job.ranks, paper, precision),
            exe, data, job.pattern, str(driver_size(job.pattern, job.ranks, paper)), case.strategy,
            *([str(calls)] if calls > 1 else [])]
     t0 = time.monotonic()
