@@ -72,8 +72,10 @@ typedef struct tacio_file *tacio_file_t;
     X(int64_t, predicted_us, "predicted_us", TACIO_STAT_PLAN) /* the model's time for the plan */  \
     X(int64_t, move_us, "move_us", TACIO_STAT_MAX) /* the slowest rank's call less st2 and the     \
                                                       links a new schedule lays out once (in st3): \
-                                                      what a reused schedule pays; auto's trials   \
-                                                      compare it */
+                                                      what a reused schedule pays (a call that     \
+                                                      gathered its hosts first: less the pass that \
+                                                      chose to, what its settled calls pay);       \
+                                                      auto's trials compare it */
 
 enum tacio_stat_scope { TACIO_STAT_RANK, TACIO_STAT_PLAN, TACIO_STAT_MAX };
 

@@ -85,6 +85,13 @@ struct call {
      * took: a call on the kept schedule skips it (move_us leaves it out),
      * while the rest of st3, the rounds' sends, every call pays */
     double route_setup;
+    /* of t[ST_PLAN], what a call that gathered the hosts first on auto's
+     * choice paid that its settled calls do not, as a call on a kept
+     * schedule pays no plan (move_us leaves it out): the pass on the ranks'
+     * own accesses that chose to gather (a settled call gathers at once:
+     * coll.c, gathers_settled), and the kept schedule's check, which
+     * move_us leaves out of every call */
+    double choosing_pass;
 };
 
 static inline void meta_add(struct call *c, int64_t bytes)

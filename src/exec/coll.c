@@ -49,9 +49,13 @@ static void trials_after(struct call *c)
                         : c->s && c->s->independent ? "independent I/O"
                                                     : "no plan";
     bool keepable = schedule_keepable(c);
-    /* what a settled call of it would pay: a schedule that cannot be kept
-     * (node aggregation) is planned on every call, so its plan counts */
-    int64_t paid_us = c->reused || keepable ? c->use.move_us : c->use.call_us;
+    /* what a settled call of it would pay (move_us): a schedule gathered on
+     * auto's choice cannot be kept and is planned on every call, so its plan
+     * counts, all but the pass that chose it (call.choosing_pass); another
+     * that cannot be kept (nothing to move, gathered on the hints) pays the
+     * whole call */
+    int64_t paid_us =
+        c->reused || keepable || c->planning.on_nodes ? c->use.move_us : c->use.call_us;
     struct trial_outcome o = {.trial = c->planning.trial,
                               .reused = c->reused,
                               .slowest = (double)paid_us * 1e-6,
@@ -69,6 +73,7 @@ static void trials_after(struct call *c)
                               .default_predicted = (double)c->planning.default_us * 1e-6,
                               .pick_dominated = c->planning.pick_dominated,
                               .keepable = keepable,
+                              .gathered = c->use.node_aggregated,
                               .rank = c->f->rank,
                               .path = c->f->path,
                               .op = c->is_write ? "write" : "read"};
@@ -138,13 +143,14 @@ static int run_kept(struct call *c, int local, bool *handled)
     peaks_get(c, v + NKEPT);
     double t0 = stage_start(c);
     int rc = agree_max(c->f->comm, local, v, NKEPT + NPEAKS);
-    stage_add(c, ST_PLAN, t0);
+    c->choosing_pass = stage_add(c, ST_PLAN, t0) - t0; /* the check (call.choosing_pass) */
     int64_t delta;
     fits = !rc && kept_fits(v, &delta);
     *handled = rc || fits;
-    if (fits && trial >= 0) {
-        c->planning.trial = trial;
-        *handled = trials_on_kept(&c->f->trials[c->is_write]); /* else planned anew */
+    if (fits && (trial >= 0 || s->shape_only)) {
+        c->planning.trial = trial >= 0 ? trial : 0;
+        /* else planned anew */
+        *handled = !s->shape_only && trials_on_kept(&c->f->trials[c->is_write]);
     } else if (!fits)
         trials_start(c);
     if (!*handled) {
@@ -185,11 +191,11 @@ static int run_rounds(struct call *c)
  * its data on its first rank, and the call plans again on the leaders'
  * accesses (a second pass: a summary gather and the outcome's broadcast,
  * which auto's model charged the node-aggregated candidate). */
-static int aggregate_then_plan(struct call *c)
+static int aggregate_then_plan(struct call *c, int local)
 {
     double t0 = backend_clock();
     c->planning.on_nodes = true;
-    int local = nodeagg_begin(c, 0, true);
+    local = nodeagg_begin(c, local, true);
     t0 = stage_add(c, ST_SHUFFLE, t0);
     int next = plan_call(c, local);
     stage_add(c, ST_PLAN, t0);
@@ -207,6 +213,24 @@ static int independent_agreed(struct call *c)
     return rc;
 }
 
+/* Whether the call runs auto's settled choice that gathers its hosts' data
+ * first (trials_gathered_choice: every rank knows alike): then it gathers
+ * at once and plans that choice on the gathered accesses, without the pass
+ * on the ranks' own that would only choose it again (under SMPI, btio at
+ * 100 ranks: that pass was 0.28 ms of a 7.5 ms call). The call carries the
+ * choice and the shape's wisdom key, which only that pass derives. */
+static bool gathers_settled(struct call *c)
+{
+    const struct trials *t = &c->f->trials[c->is_write];
+    const char *choice = trials_gathered_choice(t);
+    if (!choice || c->node)
+        return false;
+    snprintf(c->planning.choice, sizeof c->planning.choice, "%s", choice);
+    c->planning.keyed = t->keyed;
+    c->planning.key = t->key;
+    return true;
+}
+
 static int run_new(struct call *c, int local)
 {
     struct sched *s = sched_new();
@@ -222,10 +246,16 @@ static int run_new(struct call *c, int local)
     double t0 = stage_add(c, ST_PLAN, stage_start(c)); /* the schedule's shape: planning */
     local = nodeagg_begin(c, local, false);
     t0 = stage_add(c, ST_SHUFFLE, t0); /* handing data to the host's leader is shuffle */
-    int next = plan_call(c, local);
+    int next = PLAN_NODE_AGGREGATION;
+    if (!gathers_settled(c)) {
+        next = plan_call(c, local);
+        local = 0; /* agreed in the plan */
+    }
+    double chose = backend_clock() - t0;
     t0 = stage_add(c, ST_PLAN, t0);
+    c->choosing_pass += chose;
     if (next == PLAN_NODE_AGGREGATION)
-        next = aggregate_then_plan(c);
+        next = aggregate_then_plan(c, local);
     if (next == PLAN_ROUNDS)
         rc = run_rounds(c);
     else if (next == PLAN_INDEPENDENT)
@@ -238,6 +268,30 @@ static int run_new(struct call *c, int local)
     return rc;
 }
 
+/* A node-aggregated call's schedule is never kept (it is planned every
+ * call), yet auto's trials need to know that the next call repeats its
+ * shape: with nothing kept every call starts them over, and a
+ * node-aggregated pick is run on every call, the default never timed
+ * (bench/smpi, btio at 100 ranks: 200 calls, no trial). Where nothing else
+ * is kept and trials are on, its shape alone is kept (sched.shape_only)
+ * until a trial's schedule takes its place. */
+static void keep_shape_only(struct call *c)
+{
+    struct tacio_file *f = c->f;
+    const struct sched *s = c->s;
+    if (!c->use.node_aggregated || f->cache[c->is_write] || !f->trials[c->is_write].n)
+        return;
+    struct sched *shape = sched_new();
+    if (!shape ||
+        sched_set_shape(shape, s->ft_owner, &s->shape, s->n, s->phase, s->base, s->hints)) {
+        sched_free(shape); /* only a trial the less: not the call's error */
+        return;
+    }
+    shape->shape_only = true;
+    shape->align = 1;
+    f->cache[c->is_write] = shape;
+}
+
 /* A successful call's new schedule becomes the file's for its direction
  * where it is keepable (schedule_keepable), and, while auto's trials run,
  * only while it is the fastest trial's (trials_keep_new). */
@@ -247,6 +301,7 @@ static void keep_schedule(struct call *c)
     struct sched *s = c->s;
     if (c->reused || s == &c->stub)
         return;
+    keep_shape_only(c);
     if (!schedule_keepable(c) ||
         (f->cache[c->is_write] && !trials_keep_new(&f->trials[c->is_write], c->planning.trial))) {
         sched_free(s);

@@ -257,7 +257,11 @@ int ask_distribution(struct call *c, struct tacio_pattern **pat)
     const struct tacio_strategy *st = strategy_find(c->f->hints.core.strategy);
     if (!st || !st->wants_distribution)
         return 0;
-    struct plan_ctx ctx = {.pat = *pat, .topo = c->f->topo, .h = &c->f->hints.core, .threads = 1};
+    struct plan_ctx ctx = {.pat = *pat,
+                           .topo = c->f->topo,
+                           .h = &c->f->hints.core,
+                           .threads = 1,
+                           .nodes_choice = c->planning.on_nodes ? c->planning.choice : NULL};
     pattern_range(*pat, &ctx.lo, &ctx.hi);
     bool want = false;
     int64_t gather = 8 * (int64_t)SUMMARY_WORDS * c->f->nprocs;

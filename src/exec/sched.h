@@ -51,6 +51,10 @@ struct sched {
     /* independent I/O: every rank its own pieces; sieve: a rank may
      * read-modify-write its own span (no other rank's access lies in it) */
     bool independent, sieve;
+    /* the shape alone, no plan: a node-aggregated call's, kept so that
+     * auto's trials know the next call repeats it (coll.c, keep_shape_only);
+     * never run, every call on it is planned */
+    bool shape_only;
     int64_t indep_bytes; /* stats: all ranks' bytes */
     /* the plan (every rank; C only on rank 0) */
     struct tacio_plan *plan;

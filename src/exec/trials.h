@@ -10,8 +10,9 @@
  * its first call, without trials.
  * What a trial's call is timed by is what a settled call would pay: the
  * slowest rank's call less its planning and the links a new schedule lays
- * out once (tacio_stats.move_us; the whole call for a schedule that is
- * never kept, node aggregation's, which plans on every call), so that the
+ * out once (tacio_stats.move_us; for a schedule that is never kept, node
+ * aggregation's, which plans on every call, the whole call but the pass
+ * that chose it, which a settled call skips), so that the
  * model's pick, which the first call planned and kept, is timed on that
  * kept schedule (the second call: one plan fewer a shape) against the
  * others' planned calls on equal terms. */
@@ -35,6 +36,7 @@ struct trials {
     char label[AUTO_TRIALS_MAX + 2][160];            /* the plan's detail */
     char choice[AUTO_TRIALS_MAX + 2][WISDOM_CHOICE]; /* call_planning.choice (rank 0) */
     bool on_kept_timed[AUTO_TRIALS_MAX + 2];         /* ...timed on its kept schedule */
+    bool gathered[AUTO_TRIALS_MAX + 2];              /* ...its hosts' data gathered first */
     double check[AUTO_TRIALS_MAX + 2];               /* ...and that call's check (outcome) */
     int kept_trial; /* the trial the kept schedule serves next (0: none) */
     /* a planned trial close to the fastest, timed again on its kept
@@ -117,9 +119,15 @@ struct trial_outcome {
     double default_predicted; /* ...and the model's seconds for the default's plan (0: none) */
     bool pick_dominated;      /* the pick not tried: its call ran the default's path */
     bool keepable;            /* the call's new schedule can be kept */
+    bool gathered;            /* its hosts' data gathered first (node aggregation), agreed */
     int rank;                 /* this rank (0 says the choice: TACIO_PRINT_CHOICE) */
     const char *path, *op;    /* the file and "write" or "read", for saying so */
 };
+/* The settled choice's name (trial_outcome.choice; "" but on rank 0) when
+ * it gathers its hosts' data first and so is planned on every call: the
+ * call may gather at once and plan the choice on the gathered accesses,
+ * without the pass that would choose it again; NULL otherwise. */
+const char *trials_gathered_choice(const struct trials *t);
 /* After a successful call: its time and plan, and what the next call runs;
  * true when the call's trial was the last and the choice settled. */
 bool trials_record(struct trials *t, const struct trial_outcome *o);

@@ -167,6 +167,10 @@ struct plan_ctx {
      * and auto plans the first of the default, its pick and its runners-up
      * not among them (trials spread over runs) */
     const struct wisdom_entry *recalled;
+    /* auto, on the accesses the hosts gathered: the node-aggregated
+     * candidate the call runs (tacio_plan.choice, "S:K:nodes"), planned as
+     * S at K there, as the model rated it; NULL: not on gathered accesses */
+    const char *nodes_choice;
 };
 /* The most candidates of the model a trial may ask for (trial <= 1 + this). */
 #define AUTO_TRIALS_MAX 8

@@ -16,11 +16,15 @@ here:
     floor fails, a run whose plan the planner does not make is counted and
     not floored;
   - the reasons said for a simulation that died, SimGrid's cfg, --auto's
-    grid (auto's candidates with node aggregation too), the measured
-    network's hints in place of the platform's, and bad arguments refused.
+    grid (auto's candidates with node aggregation too), the planner's
+    pattern at a run's own size, the shuffle ratios (none for romio run
+    alone), the measured network's hints in place of the platform's, and
+    bad arguments refused.
 
 usage: smpi_bench.py SOURCE_DIR BUILD_DIR
 """
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -284,6 +288,22 @@ def check_simulate_helpers():
     check(hinted == {("romio", 1), ("romio", 2), ("romio", 4)}
           and len(cases) == len(jobs.AUTO_GRID) * (3 + 3 + 1 + 3),
           f"--auto's grid: every strategy, and the candidates with node aggregation: {hinted}")
+    from simbench.records import Job, Run
+    sizes = {jobs.planner_pattern(Job("inspur", "cyclic", "cube", 64), 8 * 128 ** 3),
+             jobs.planner_pattern(Job("inspur", "cyclic", "btio", 100), "40000000"),
+             jobs.planner_pattern(Job("inspur", "cyclic", "btio8", 900))}
+    check(sizes == {"collperf:n=128,elem=8", "btio:n=100,elem=40", "btio:n=1980,elem=8"},
+          f"the planner's pattern at a run's own size, else the papers': {sizes}")
+    from simbench import summary
+    alone = [Run.from_json(run("inspur", 64, "romio", 1, 1.0, 1.0, 0.1, write_shuffle_s="0.5"))]
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said):
+        summary.shuffle_ratios(alone, 64)
+        summary.shuffle_ratios(alone + [Run.from_json(run("inspur", 64, "tatp", 1, 1.0, 1.0, 0.1,
+                                                          write_shuffle_s="0.25"))], 64)
+    check(said.getvalue() == "shuffle_ratio_tatp_vs_romio=0.500\n"
+          "shuffle_ratio_best_vs_romio=0.500 strategy=tatp\n",
+          f"the shuffle ratios, of romio run alone none: {said.getvalue()!r}")
     from simbench import platforms
     merged = platforms.with_network(
         "tacio_bw_link=5e+09,tacio_bw_uplink=2.5e+09,tacio_bw_agg_io=2e+09,tacio_latency=1e-05",

@@ -50,6 +50,15 @@ grep -E "^layout" <<<"$out"
 grep -q "strategy=auto .*node_aggregated=1 verified=yes" <<<"$out" ||
     ko "auto did not gather in the lab: $(tail -3 <<<"$out")"
 [ "$(leftovers)" = "$before" ] && ok || ko "left behind after exit: $(leftovers)"
+# the same, six writes and six reads on the open file: the gathered pick's
+# first call is its trial, the default and the runners-up follow (each
+# gathered one planned as rated), a settled gathered choice gathers at once;
+# every read and the file checked
+out=$("$src/bench/lab/run" --nodes 2 --ranks-per-node 2 --reps 1 --calls 6 --strategies auto \
+    --patterns "btio8 48" --hints "tacio_bw_factors=0:0.01;200000:1" 2>&1)
+grep -E "^layout" <<<"$out"
+grep -q "strategy=auto .*verified=yes" <<<"$out" && ok ||
+    ko "auto's trials with gathered candidates in the lab: $(tail -3 <<<"$out")"
 
 # interrupted while the MPI runs go on
 "$src/bench/lab/run" --reps 5 --strategies romio >/dev/null 2>&1 &

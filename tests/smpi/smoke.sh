@@ -116,21 +116,33 @@ auto_ask_case
 # set aside for it: btio at 36 ranks, whose default loses its
 # confirmation); independent I/O (trial 10) is not among the reads'
 # trials, since the hosts share the storage (coll.c, trials_start).
-repeat_case() { # NP PATTERN N CALLS
+#
+# With a hint that makes auto gather (below), the first call plans the
+# pick with its hosts' data gathered, whose schedule is never kept: that
+# call times it, the default follows on the next, and the trials go on
+# (before, each gathered call started them over: no trial ever ran); the
+# gathered candidates are each planned as rated on the leaders' accesses,
+# so two of them do not run as one plan.
+repeat_case() { # NP PATTERN N CALLS [HINT, GATHERED: the first call gathers]
     local stats="$work/stats.jsonl" line
     rm -f "$stats"
-    line=$(TACIO_STATS="$stats" sim_line 0 "$1" "$2" "$3" auto 'cb_config_list=*:1' "$4")
+    line=$(TACIO_STATS="$stats" sim_line 0 "$1" "$2" "$3" auto "cb_config_list=*:1${5:+,$5}" "$4")
     echo "$line"
     grep -q "buffer_wrong=0 file_wrong=0 .* calls=$4 write_total_s=" <<<"$line" ||
         { ko "auto repeated $2: $line"; return; }
-    python3 - "$stats" "$4" <<'PY' && passed=$((passed + 1)) || ko "auto repeated $2: its trials"
+    python3 - "$stats" "$4" "${6:-0}" <<'PY' && passed=$((passed + 1)) || ko "auto repeated $2: its trials"
 import json, sys
 calls = [json.loads(l) for l in open(sys.argv[1])]
 for op in ("write_at_all", "read_at_all"):
     seq = [(c["trial"], c["reused"]) for c in calls if c["op"] == op]
     secs = [c["call_us"] for c in calls if c["op"] == op]
-    print(op, "trials (trial, reused)", seq)
+    gathered = [c["node_aggregated"] for c in calls if c["op"] == op]
+    print(op, "trials (trial, reused)", seq, "gathered", gathered)
     assert len(seq) == int(sys.argv[2]), seq
+    if sys.argv[3] == "1":
+        assert gathered[0] and seq[1] == (1, 0), "the pick gathered, then the default"
+        runners = {secs[k] for k, (t, r) in enumerate(seq) if t >= 3 and gathered[k]}
+        assert len(runners) > 1 or sum(t >= 3 for t, _ in seq) < 2, "gathered candidates as one"
     confirms = [k > 0 and t > 0 and seq[k - 1] == (t, 0) and r for k, (t, r) in enumerate(seq)]
     timed = [t for (t, r), c in zip(seq, confirms) if t > 0 and not c]
     assert 1 in timed or 2 in timed, "no trial timed"
@@ -144,6 +156,7 @@ PY
 }
 repeat_case 64 cube 48 8
 repeat_case 36 btio 36 12
+repeat_case 36 btio8 48 12 'tacio_bw_factors=0:0.01;65536:1' 1
 
 # Data-free (bench/smpi/run paper: TACIO_SIM_NODATA=1, no byte copied, sent
 # or stored): the same simulated times, stages and plan as the run that

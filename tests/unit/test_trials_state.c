@@ -5,6 +5,10 @@
  *       never kept (node aggregation): every later call plans it again,
  *       rather than run the kept schedule, another trial's; and drift is
  *       watched on those calls as on kept ones.
+ *   gathered_pick_first     the first call's pick gathered its hosts' data
+ *       (never kept): that call times it, the default follows at once, and
+ *       a gathered fastest is named for the calls after, which gather at
+ *       once (trials_gathered_choice); a kept fastest is not.
  *   kept_choice             the fastest trial's schedule was kept: the
  *       calls after the trials run it, planned by none.
  *   budget_waits            a trial that lost against the fastest (its
@@ -29,6 +33,7 @@
 #include "exec/trials.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 /* One successful call of trial, as trials_after reports it (rank 1: it
  * prints nothing). */
@@ -113,6 +118,45 @@ static void test_node_aggregated_choice(void)
     CHECK_EQ(call(&t, 3, false, false, 1.0), 1);
     CHECK_EQ(t.chosen, -1);
     CHECK_EQ(t.restarts, 1);
+}
+
+/* The first call planned the model's pick with its hosts' data gathered
+ * first (never kept: gathered is planned on every call): that call is the
+ * pick's trial, and the default follows at once; the fastest, gathered
+ * too, is named for the calls after (trials_gathered_choice), which plan
+ * it again every call; a kept one is not. */
+static void test_gathered_pick_first(void)
+{
+    struct trials t;
+    trials_reset(&t, 3, false);
+    struct trial_outcome first = outcome(0, false, false, 1.0, 1.2);
+    first.gathered = true;
+    first.choice = "romio:1:nodes";
+    trials_record(&t, &first);
+    CHECK_EQ(t.ran, 1);
+    CHECK_EQ(t.order[0], 2);
+    CHECK(t.secs[0] == 1.0);
+    CHECK_EQ(trials_next(&t), 1); /* the default: free */
+    CHECK(!trials_gathered_choice(&t));
+    call(&t, 1, false, true, 2.0);
+    wait_for_trial(&t, 2.0);
+    CHECK_EQ(trials_next(&t), 3);
+    struct trial_outcome third = outcome(3, false, false, 0.9, 0.9);
+    third.gathered = true;
+    third.choice = "bottleneck:4:nodes";
+    trials_record(&t, &third);
+    wait_for_trial(&t, 2.0);
+    CHECK_EQ(trials_next(&t), 4);
+    call(&t, 4, false, true, 1.5);
+    CHECK_EQ(t.chosen, 3);
+    CHECK_EQ(trials_next(&t), 3);
+    const char *choice = trials_gathered_choice(&t);
+    CHECK(choice && !strcmp(choice, "bottleneck:4:nodes"));
+    /* the same with the pick the fastest of none gathered: not named */
+    struct trials k;
+    static const double secs[5] = {0, 2.0, 0.8, 1.5, 3.0};
+    run_trials(&k, secs);
+    CHECK(!trials_gathered_choice(&k));
 }
 
 static void test_kept_choice(void)
@@ -375,6 +419,7 @@ int main(int argc, char **argv)
 {
     (void)argc, (void)argv;
     test_node_aggregated_choice();
+    test_gathered_pick_first();
     test_kept_choice();
     test_drift_floor();
     test_budget_waits();

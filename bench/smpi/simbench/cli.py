@@ -174,7 +174,8 @@ def _stored(args, work):
     elif args.kind == "auto":
         summary.auto_check(runs)
     elif args.kind == "model":
-        summary.model_check(runs, lambda job, s, k: summary.model_seconds(work, tacio, job, s, k))
+        summary.model_check(runs, lambda job, s, k, nbytes: summary.model_seconds(
+            work, tacio, job, s, k, nbytes))
     else:
         summary.paper(runs, lambda job: summary.link_bounds(work, tacio, job),
                       simulate.strategies(tacio))

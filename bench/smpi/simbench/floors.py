@@ -50,7 +50,8 @@ def check(runs, work, tacio):
         rates = platforms.rates(platforms.platform(work, tacio, job).dir)
         for r in rs:
             p = plan(work, tacio, job, r.strategy, r.per_host, as_engine=True,
-                     rates=r.get("model") != "measured")  # the model the run was given
+                     rates=r.get("model") != "measured",  # the model the run was given
+                     nbytes=r.get("bytes"))
             same = all(str(p[f]) == str(r.get(f)) for f in ("max_link_load", "hop_bytes"))
             agree[r.strategy][0] += same
             agree[r.strategy][1] += 1

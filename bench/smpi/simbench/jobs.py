@@ -67,8 +67,9 @@ MEMORY_JOB = Job("inspur", SCATTER, "cube", 120)
 MEMORY_BUDGETS = (4 << 20, 16 << 20, 64 << 20)  # --quick: 16 MiB only
 
 # the planner's spec of the driver's patterns (bench/common/pattern.h)
-PLANNER_SPEC = {"cube": "collperf:n={n},elem=8", "btio8": "btio:n={n},elem=8",
-                "btio": "btio:n={n},elem=40"}
+PLANNER_SPEC = {"cube": "collperf:n={n},elem={elem}", "btio8": "btio:n={n},elem={elem}",
+                "btio": "btio:n={n},elem={elem}"}
+PLANNER_ELEM = {"cube": 8, "btio8": 8, "btio": 40}  # bytes a cell
 
 
 def each_strategy(jobs, strategies, per_host=PER_HOST):
@@ -154,14 +155,19 @@ def driver_size(pattern, ranks, paper):
     return PAPER_EDGE
 
 
-def planner_pattern(job):
-    """The planner's spec of a paper job's pattern at the size the driver
-    runs it (BTIO's edge cut to a multiple of its grid's side, as
-    pattern_shape cuts it: 1980 at 900 ranks); None for one it does not name."""
+def planner_pattern(job, nbytes=None):
+    """The planner's spec of a job's pattern at the size the driver ran it:
+    the edge a run's bytes give (nbytes, its stored "bytes": the bench's
+    own sizes, 128^3 cubes, a BTIO of 100^3 cells), else the papers'
+    (BTIO's edge cut to a multiple of its grid's side, as pattern_shape
+    cuts it: 1980 at 900 ranks); None for one it does not name."""
     if job.pattern not in PLANNER_SPEC:
         return None
-    n = PAPER_EDGE
-    if job.pattern.startswith("btio"):
-        q = math.isqrt(job.ranks)
-        n = n // q * q
-    return PLANNER_SPEC[job.pattern].format(n=n)
+    if nbytes:
+        n = round((int(nbytes) / PLANNER_ELEM[job.pattern]) ** (1 / 3))
+    else:
+        n = PAPER_EDGE
+        if job.pattern.startswith("btio"):
+            q = math.isqrt(job.ranks)
+            n = n // q * q
+    return PLANNER_SPEC[job.pattern].format(n=n, elem=PLANNER_ELEM[job.pattern])

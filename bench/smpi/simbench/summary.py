@@ -114,16 +114,17 @@ def link_bounds(work, tacio, job):
     return best
 
 
-def plan(work, tacio, job, strategy, k, as_engine=False, rates=False):
+def plan(work, tacio, job, strategy, k, as_engine=False, rates=False, nbytes=None):
     """`tacio plan --json` of the job's strategy at k per host, with the
     hints the bench runs it with (K both ways, auto's model); with
     as_engine, planned as the engine plans (on the ranks' summaries); with
     rates, on the platform's own rates (a bound's, not auto's measure, and
-    what runs stored without model=measured were given)."""
+    what runs stored without model=measured were given); at the size a
+    run's nbytes give (planner_pattern), else the papers'."""
     plat = platform(work, tacio, job)
     model = plat.handed if rates else plat.model
     hints = model.split(",") + [f"cb_config_list=*:{k}", f"tacio_aggs_per_node={k}"]
-    p = subprocess.run([tacio, "plan", "--json", "--pattern", planner_pattern(job),
+    p = subprocess.run([tacio, "plan", "--json", "--pattern", planner_pattern(job, nbytes),
                         "--procs", str(job.ranks), "--topology", plat.spec,
                         "--placement", job.placement, "--strategy", strategy]
                        + [a for h in hints for a in ("--hint", h)]
@@ -136,8 +137,9 @@ def model_check(runs, predict):
     """auto's cost model against the simulation, candidate by candidate
     (issue 50's "at paper scale, the model's predicted against simulated
     time per candidate"): per stored run of a job whose pattern the planner
-    names (auto's and hinted runs left out), predict(job, strategy, K) is
-    the model's seconds for the write of that plan, beside the simulated
+    names (auto's and hinted runs left out), predict(job, strategy, K,
+    bytes) is the model's seconds for the write of that plan at the run's
+    size, beside the simulated
     write. Per job: the median and worst of predicted over simulated, the
     rank correlation of the two over the candidates (1: the model orders
     them as the simulation does), and what choosing by the model alone
@@ -150,7 +152,7 @@ def model_check(runs, predict):
         for r in rs:
             if r.strategy == "auto" or r.hints or planner_pattern(job) is None:
                 continue
-            predicted = predict(job, r.strategy, r.per_host)
+            predicted = predict(job, r.strategy, r.per_host, r.get("bytes"))
             simulated = float(r["write_s"])
             pairs.append((f"{r.strategy}@{r.per_host}", predicted, simulated))
             print(f"model job={job.name} choice={r.strategy}@{r.per_host} "
@@ -199,10 +201,10 @@ def _rank_correlation(pairs):
     return cov / var if var else 0.0
 
 
-def model_seconds(work, tacio, job, strategy, k):
+def model_seconds(work, tacio, job, strategy, k, nbytes=None):
     """The model's seconds for the engine's plan of job's write (what the
-    simulated run planned)."""
-    return plan(work, tacio, job, strategy, k, as_engine=True)["model_seconds"]
+    simulated run planned), at the size nbytes give (planner_pattern)."""
+    return plan(work, tacio, job, strategy, k, as_engine=True, nbytes=nbytes)["model_seconds"]
 
 
 def repeat_goal(calls):
@@ -259,7 +261,10 @@ def shuffle_ratios(runs, ranks):
         return
     if "tatp" in cube:
         print(f"shuffle_ratio_tatp_vs_romio={cube['tatp'] / cube['romio']:.3f}")
-    best = min((s for s in cube if s != "romio"), key=lambda s: cube[s])
+    others = [s for s in cube if s != "romio"]
+    if not others:  # romio alone run: nothing to set beside it
+        return
+    best = min(others, key=lambda s: cube[s])
     print(f"shuffle_ratio_best_vs_romio={cube[best] / cube['romio']:.3f} strategy={best}")
 
 

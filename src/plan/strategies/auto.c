@@ -127,12 +127,40 @@ static void consider(struct ranking *r, struct tacio_plan *p, struct choice c)
     r->plan[at] = p, r->choice[at] = c, r->n++;
 }
 
+static int default_plan(const struct plan_ctx *ctx, struct tacio_plan **out);
+
+/* The runners-up that plan as the default does taken out of r: the default
+ * has a trial of its own (trial 1), and a runner-up timing its plan again
+ * cost a call for nothing (bench/smpi, btio at 100 ranks: romio at one a
+ * host, the hints' own count, timed after the default at its 9.0 ms
+ * against the pick's 7.6). The pick stays: the engine knows when it is
+ * the default (pick_is_default). */
+static int drop_default_twins(const struct plan_ctx *ctx, struct ranking *r)
+{
+    struct tacio_plan *d = NULL;
+    int rc = default_plan(ctx, &d), n = r->n ? 1 : 0;
+    for (int i = 1; !rc && i < r->n; i++) {
+        if (same_rating(r->plan[i], d)) {
+            tacio_plan_free(r->plan[i]);
+            continue;
+        }
+        r->plan[n] = r->plan[i], r->choice[n] = r->choice[i], n++;
+    }
+    if (!rc)
+        r->n = n;
+    tacio_plan_free(d);
+    return rc;
+}
+
 /* The candidates' plans, on ctx's C, ranked (struct ranking). Each
  * candidate is rated as it is and, where ctx allows, with node aggregation
  * (the same FDs and aggregators: only C's senders change), which pays where
- * the ranks' own messages are small. */
+ * the ranks' own messages are small. A runner-up that plans as the default
+ * is left out (drop_default_twins): one more is ranked to take its place. */
 static int rank_candidates(const struct plan_ctx *ctx, struct ranking *r)
 {
+    int keep = r->keep;
+    r->keep = keep < AUTO_TRIALS_MAX + 1 ? keep + 1 : keep;
     int rc = 0, counts[AUTO_COUNTS], ncounts = candidate_counts(ctx, counts);
     const struct tacio_strategy *s;
     for (int i = 0; (s = strategy_at(i)) && !rc; i++)
@@ -150,9 +178,28 @@ static int rank_candidates(const struct plan_ctx *ctx, struct ranking *r)
             if (v)
                 consider(r, v, (struct choice){s, c.k, true});
         }
+    if (!rc)
+        rc = drop_default_twins(ctx, r);
+    while (!rc && r->n > keep)
+        tacio_plan_free(r->plan[--r->n]);
+    r->keep = keep;
     if (rc)
         ranking_free(r);
     return rc;
+}
+
+/* The candidate ctx->nodes_choice names ("S:K:nodes") and its count;
+ * NULL where there is none (not on the hosts' gathered accesses, or a
+ * name that is no candidate of auto's). */
+static const struct tacio_strategy *gathered_candidate(const struct plan_ctx *ctx, int64_t *k)
+{
+    char name[32];
+    bool nodes;
+    if (!ctx->nodes_choice ||
+        !wisdom_choice_parse(ctx->nodes_choice, name, sizeof name, k, &nodes) || !nodes)
+        return NULL;
+    const struct tacio_strategy *s = strategy_find(name);
+    return s && s->auto_candidate ? s : NULL;
 }
 
 /* Whether to ask the ranks for their byte quantiles: when the asking (an
@@ -173,6 +220,12 @@ static int rank_candidates(const struct plan_ctx *ctx, struct ranking *r)
 static int auto_wants_distribution(const struct plan_ctx *ctx, int64_t order_bytes,
                                    int64_t gather_bytes, bool *out)
 {
+    int64_t k;
+    const struct tacio_strategy *one = gathered_candidate(ctx, &k);
+    if (one) { /* one candidate to plan, not many to rate: its own need */
+        *out = one->reads_distribution;
+        return 0;
+    }
     struct tacio_plan *romio;
     int rc = run_candidate(ctx, strategy_find("romio"), 1, &romio);
     if (rc)
@@ -332,6 +385,30 @@ static int untried_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     return rc;
 }
 
+/* The node-aggregated candidate ctx->nodes_choice names, planned on the
+ * hosts' gathered accesses as the model rated it: its strategy at its
+ * count (plan_node_aggregated keeps the candidate's FDs and aggregators).
+ * Planning the model's pick there instead ran every node-aggregated
+ * candidate as one plan (bench/smpi, btio at 100 ranks: romio at 1 and
+ * bottleneck at 4 a host, both gathered, timed alike), so no trial could
+ * tell them apart. 1 when it names none (the model picks then). */
+static int gathered_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
+{
+    int64_t k;
+    const struct tacio_strategy *s = gathered_candidate(ctx, &k);
+    if (!s)
+        return 1;
+    int rc = run_candidate(ctx, s, (int)k, out);
+    if (!rc) {
+        snprintf((*out)->detail, sizeof(*out)->detail,
+                 "%s with %d aggregator(s) per host on the hosts' gathered accesses, model %.4g s",
+                 s->name, (int)k, (*out)->m.model_seconds);
+        snprintf((*out)->strategy, sizeof(*out)->strategy, "auto");
+        snprintf((*out)->choice, sizeof(*out)->choice, "%s", ctx->nodes_choice);
+    }
+    return rc;
+}
+
 /* ctx->trial (the engine's trials): 0 the model's pick, 1 the default,
  * k >= 2 the model's candidate k - 2 (its pick, then the runners-up). The
  * pick says whether a runner-up follows it (last_candidate) and that it is
@@ -339,6 +416,11 @@ static int untried_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
  * first call kept instead of planning it again. */
 static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
 {
+    if (ctx->nodes_choice) {
+        int rc = gathered_plan(ctx, out);
+        if (rc <= 0)
+            return rc;
+    }
     if (ctx->trial == 1)
         return default_plan(ctx, out);
     const struct wisdom_entry *e = ctx->trial == 0 ? ctx->recalled : NULL;
