@@ -217,15 +217,19 @@ static int independent_agreed(struct call *c)
  * first (trials_gathered_choice: every rank knows alike): then it gathers
  * at once and plans that choice on the gathered accesses, without the pass
  * on the ranks' own that would only choose it again (under SMPI, btio at
- * 100 ranks: that pass was 0.28 ms of a 7.5 ms call). The call carries the
- * choice and the shape's wisdom key, which only that pass derives. */
+ * 100 ranks: that pass was 0.28 ms of a 7.5 ms call), also where a
+ * wisdom file remembered it. The call carries the choice, whether it is
+ * the remembered one, and the shape's wisdom key, which only that pass
+ * derives. */
 static bool gathers_settled(struct call *c)
 {
     const struct trials *t = &c->f->trials[c->is_write];
-    const char *choice = trials_gathered_choice(t);
+    bool learned = false;
+    const char *choice = trials_gathered_choice(t, &learned);
     if (!choice || c->node)
         return false;
     snprintf(c->planning.choice, sizeof c->planning.choice, "%s", choice);
+    c->planning.learned = learned; /* not a shape's first call (trials_after) */
     c->planning.keyed = t->keyed;
     c->planning.key = t->key;
     return true;

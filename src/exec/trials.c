@@ -207,6 +207,8 @@ static void settle_learned(struct trials *t, const struct trial_outcome *o)
     t->chosen = o->trial;
     t->replan = false;
     t->settled_secs = 0;
+    t->learned_gathered = o->gathered;
+    snprintf(t->learned_choice, sizeof t->learned_choice, "%s", o->choice);
     const char *say = getenv("TACIO_PRINT_CHOICE");
     if (o->rank == 0 && say && strcmp(say, "0"))
         fprintf(stderr, "tacio: auto on %s (%s): the wisdom file's choice, no trials: %s\n",
@@ -315,12 +317,15 @@ bool trials_keep_new(struct trials *t, int trial)
     return true;
 }
 
-const char *trials_gathered_choice(const struct trials *t)
+const char *trials_gathered_choice(const struct trials *t, bool *learned)
 {
     if (t->chosen < 0 || !t->replan || trials_next(t) != t->chosen)
         return NULL;
     int i = slot_of(t, t->chosen);
-    return i >= 0 && t->gathered[i] ? t->choice[i] : NULL;
+    *learned = i < 0; /* a remembered choice: no trial timed it */
+    if (*learned)
+        return t->learned_gathered ? t->learned_choice : NULL;
+    return t->gathered[i] ? t->choice[i] : NULL;
 }
 
 /* A settled call: slower than the choice was when it won (DRIFT_FACTOR

@@ -59,6 +59,10 @@ struct trials {
     bool replan;              /* the kept schedule is not the chosen one's */
     double settled_secs;      /* the chosen one's time when it won (0: a remembered choice's, not
                                  yet measured) */
+    /* a remembered choice (settle_learned) that gathered its hosts first:
+     * its name (rank 0; "" elsewhere), for trials_gathered_choice */
+    bool learned_gathered;
+    char learned_choice[WISDOM_CHOICE];
     double spent;       /* agreed seconds of the trials' calls and of the calls between them */
     double trials_paid; /* of those, the timed trials' whole calls */
     int trial_calls;    /* ...how many (a confirmed trial's two) */
@@ -126,8 +130,9 @@ struct trial_outcome {
 /* The settled choice's name (trial_outcome.choice; "" but on rank 0) when
  * it gathers its hosts' data first and so is planned on every call: the
  * call may gather at once and plan the choice on the gathered accesses,
- * without the pass that would choose it again; NULL otherwise. */
-const char *trials_gathered_choice(const struct trials *t);
+ * without the pass that would choose it again; NULL otherwise. *learned:
+ * the choice is a wisdom file's (settled without trials). */
+const char *trials_gathered_choice(const struct trials *t, bool *learned);
 /* After a successful call: its time and plan, and what the next call runs;
  * true when the call's trial was the last and the choice settled. */
 bool trials_record(struct trials *t, const struct trial_outcome *o);

@@ -8,7 +8,8 @@
  *   gathered_pick_first     the first call's pick gathered its hosts' data
  *       (never kept): that call times it, the default follows at once, and
  *       a gathered fastest is named for the calls after, which gather at
- *       once (trials_gathered_choice); a kept fastest is not.
+ *       once (trials_gathered_choice); a kept fastest is not; a wisdom
+ *       file's gathered choice is, as remembered.
  *   kept_choice             the fastest trial's schedule was kept: the
  *       calls after the trials run it, planned by none.
  *   budget_waits            a trial that lost against the fastest (its
@@ -137,7 +138,8 @@ static void test_gathered_pick_first(void)
     CHECK_EQ(t.order[0], 2);
     CHECK(t.secs[0] == 1.0);
     CHECK_EQ(trials_next(&t), 1); /* the default: free */
-    CHECK(!trials_gathered_choice(&t));
+    bool learned = true;
+    CHECK(!trials_gathered_choice(&t, &learned));
     call(&t, 1, false, true, 2.0);
     wait_for_trial(&t, 2.0);
     CHECK_EQ(trials_next(&t), 3);
@@ -150,13 +152,26 @@ static void test_gathered_pick_first(void)
     call(&t, 4, false, true, 1.5);
     CHECK_EQ(t.chosen, 3);
     CHECK_EQ(trials_next(&t), 3);
-    const char *choice = trials_gathered_choice(&t);
-    CHECK(choice && !strcmp(choice, "bottleneck:4:nodes"));
+    const char *choice = trials_gathered_choice(&t, &learned);
+    CHECK(choice && !strcmp(choice, "bottleneck:4:nodes") && !learned);
     /* the same with the pick the fastest of none gathered: not named */
     struct trials k;
     static const double secs[5] = {0, 2.0, 0.8, 1.5, 3.0};
     run_trials(&k, secs);
-    CHECK(!trials_gathered_choice(&k));
+    CHECK(!trials_gathered_choice(&k, &learned));
+    /* a wisdom file's gathered choice, settled on its first call: named
+     * from the call after, which plans it again (never kept), as learned */
+    trials_reset(&k, 3, false);
+    struct trial_outcome remembered = outcome(0, false, false, 1.0, 1.0);
+    remembered.learned = remembered.gathered = true;
+    remembered.choice = "romio:2:nodes";
+    trials_record(&k, &remembered);
+    CHECK_EQ(k.chosen, 0);
+    CHECK(!trials_gathered_choice(&k, &learned)); /* the next call plans it */
+    remembered.learned = false;                   /* that call's outcome */
+    trials_record(&k, &remembered);
+    choice = trials_gathered_choice(&k, &learned);
+    CHECK(choice && !strcmp(choice, "romio:2:nodes") && learned);
 }
 
 static void test_kept_choice(void)
