@@ -94,6 +94,14 @@ struct call {
     double choosing_pass;
 };
 
+/* The gathered candidate a pass on the hosts' gathered accesses plans
+ * (plan_ctx.nodes_choice): the choice the call runs; NULL on the ranks'
+ * own accesses. */
+static inline const char *call_nodes_choice(const struct call *c)
+{
+    return c->planning.on_nodes ? c->planning.choice : NULL;
+}
+
 static inline void meta_add(struct call *c, int64_t bytes)
 {
     c->use.meta += bytes;

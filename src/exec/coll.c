@@ -255,9 +255,9 @@ static int run_new(struct call *c, int local)
         next = plan_call(c, local);
         local = 0; /* agreed in the plan */
     }
-    double chose = backend_clock() - t0;
-    t0 = stage_add(c, ST_PLAN, t0);
-    c->choosing_pass += chose;
+    double chosen = stage_add(c, ST_PLAN, t0);
+    c->choosing_pass += chosen - t0;
+    t0 = chosen;
     if (next == PLAN_NODE_AGGREGATION)
         next = aggregate_then_plan(c, local);
     if (next == PLAN_ROUNDS)

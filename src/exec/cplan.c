@@ -112,7 +112,7 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
                            .threads = 1,
                            .may_aggregate_nodes = may_aggregate_nodes,
                            .trial = trial,
-                           .nodes_choice = c->planning.on_nodes ? c->planning.choice : NULL};
+                           .nodes_choice = call_nodes_choice(c)};
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);
     ctx.recalled = recalled;

@@ -261,7 +261,7 @@ int ask_distribution(struct call *c, struct tacio_pattern **pat)
                            .topo = c->f->topo,
                            .h = &c->f->hints.core,
                            .threads = 1,
-                           .nodes_choice = c->planning.on_nodes ? c->planning.choice : NULL};
+                           .nodes_choice = call_nodes_choice(c)};
     pattern_range(*pat, &ctx.lo, &ctx.hi);
     bool want = false;
     int64_t gather = 8 * (int64_t)SUMMARY_WORDS * c->f->nprocs;

@@ -84,6 +84,7 @@ struct ranking {
     struct tacio_plan *plan[AUTO_TRIALS_MAX + 1];
     struct choice choice[AUTO_TRIALS_MAX + 1];
     int n, keep;
+    struct tacio_plan *dflt; /* the default's plan on the same C (drop_default_twins) */
 };
 
 static void ranking_free(struct ranking *r)
@@ -91,6 +92,8 @@ static void ranking_free(struct ranking *r)
     for (int i = 0; i < r->n; i++)
         tacio_plan_free(r->plan[i]);
     r->n = 0;
+    tacio_plan_free(r->dflt);
+    r->dflt = NULL;
 }
 
 /* Whether p makes the same plan as q as far as the model sees it (cuts
@@ -134,13 +137,12 @@ static int default_plan(const struct plan_ctx *ctx, struct tacio_plan **out);
  * cost a call for nothing (bench/smpi, btio at 100 ranks: romio at one a
  * host, the hints' own count, timed after the default at its 9.0 ms
  * against the pick's 7.6). The pick stays: the engine knows when it is
- * the default (pick_is_default). */
+ * the default (pick_is_default, from the plan kept in r->dflt). */
 static int drop_default_twins(const struct plan_ctx *ctx, struct ranking *r)
 {
-    struct tacio_plan *d = NULL;
-    int rc = default_plan(ctx, &d), n = r->n ? 1 : 0;
+    int rc = default_plan(ctx, &r->dflt), n = r->n ? 1 : 0;
     for (int i = 1; !rc && i < r->n; i++) {
-        if (same_rating(r->plan[i], d)) {
+        if (same_rating(r->plan[i], r->dflt)) {
             tacio_plan_free(r->plan[i]);
             continue;
         }
@@ -148,7 +150,6 @@ static int drop_default_twins(const struct plan_ctx *ctx, struct ranking *r)
     }
     if (!rc)
         r->n = n;
-    tacio_plan_free(d);
     return rc;
 }
 
@@ -188,18 +189,27 @@ static int rank_candidates(const struct plan_ctx *ctx, struct ranking *r)
     return rc;
 }
 
-/* The candidate ctx->nodes_choice names ("S:K:nodes") and its count;
- * NULL where there is none (not on the hosts' gathered accesses, or a
- * name that is no candidate of auto's). */
-static const struct tacio_strategy *gathered_candidate(const struct plan_ctx *ctx, int64_t *k)
+/* The candidate of auto's a choice names ("S:K" or "S:K:nodes", as
+ * tacio_plan.choice and the wisdom file write it), its count and whether
+ * it gathers; NULL for any other name ("default", "independent", a
+ * strategy gone or no candidate). */
+static const struct tacio_strategy *candidate_named(const char *choice, int64_t *k, bool *nodes)
 {
     char name[32];
-    bool nodes;
-    if (!ctx->nodes_choice ||
-        !wisdom_choice_parse(ctx->nodes_choice, name, sizeof name, k, &nodes) || !nodes)
+    if (!wisdom_choice_parse(choice, name, sizeof name, k, nodes))
         return NULL;
     const struct tacio_strategy *s = strategy_find(name);
     return s && s->auto_candidate ? s : NULL;
+}
+
+/* The gathered candidate ctx->nodes_choice names and its count; NULL
+ * where there is none (not on the hosts' gathered accesses). */
+static const struct tacio_strategy *gathered_candidate(const struct plan_ctx *ctx, int64_t *k)
+{
+    bool nodes = false;
+    const struct tacio_strategy *s =
+        ctx->nodes_choice ? candidate_named(ctx->nodes_choice, k, &nodes) : NULL;
+    return nodes ? s : NULL;
 }
 
 /* Whether to ask the ranks for their byte quantiles: when the asking (an
@@ -255,18 +265,14 @@ static int default_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     return rc;
 }
 
-/* The default rated on ctx's C (the summary): its model seconds, and
- * whether it plans as p does (on one host whose ranks all aggregate, the
- * pick is often romio at every rank, the default's own plan). */
-static int rate_default(const struct plan_ctx *ctx, const struct tacio_plan *p, bool *same,
-                        double *seconds)
+/* The default as the ranking rated it (r->dflt, on the summary): its
+ * model seconds, and whether it plans as the pick does (on one host whose
+ * ranks all aggregate, the pick is often romio at every rank, the
+ * default's own plan). */
+static void rate_default(const struct ranking *r, bool *same, double *seconds)
 {
-    struct tacio_plan *d = NULL;
-    int rc = default_plan(ctx, &d);
-    *same = !rc && same_rating(p, d);
-    *seconds = rc ? 0 : d->m.model_seconds;
-    tacio_plan_free(d);
-    return rc;
+    *same = same_rating(r->plan[0], r->dflt);
+    *seconds = r->dflt->m.model_seconds;
 }
 
 /* Whether the ranking's candidate j is one to time (AUTO_TRY_BAND). */
@@ -324,16 +330,13 @@ static int ranked_plan(const struct plan_ctx *ctx, struct ranking *r, int j,
  * aggregation where it is not auto's to choose): the model picks then. */
 static int learned_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
 {
-    char name[32];
+    if (!strcmp(ctx->recalled->choice, "default"))
+        return default_plan(ctx, out);
     int64_t k;
     bool nodes;
-    if (!wisdom_choice_parse(ctx->recalled->choice, name, sizeof name, &k, &nodes) ||
-        !strcmp(name, "independent")) /* the engine's path, not a plan: the model picks */
-        return 1;
-    if (!strcmp(name, "default"))
-        return default_plan(ctx, out);
-    const struct tacio_strategy *s = strategy_find(name);
-    if (!s || !s->auto_candidate || (nodes && !ctx->may_aggregate_nodes))
+    /* independent I/O is the engine's path, not a plan: the model picks */
+    const struct tacio_strategy *s = candidate_named(ctx->recalled->choice, &k, &nodes);
+    if (!s || (nodes && !ctx->may_aggregate_nodes))
         return 1;
     struct choice c = {s, (int)k, nodes};
     struct plan_ctx summary = *ctx;
@@ -438,7 +441,7 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     bool last = r.n < j + 2 || !in_band(&r, j + 1), is_default = false;
     double default_seconds = 0;
     if (!rc && !ctx->trial && r.n)
-        rc = rate_default(&summary, r.plan[0], &is_default, &default_seconds);
+        rate_default(&r, &is_default, &default_seconds);
     if (!rc)
         rc = ranked_plan(ctx, &r, j, out);
     if (!rc) {
