@@ -8,29 +8,15 @@
 
 #define LINE_MAX_LEN 65536
 
-/* ---- hostlists: "n[01-03,07]", "a,b", "rack[0-1]n[0-3]" ---- */
+/* ---- hostlists: "n[01-03,07]", "a,b", "rack[0-1]n[0-3]" ----
+ *
+ * A name is parsed once into its text and its bracket groups, and the
+ * names it stands for are written out odometer-style, each once. (Expanding
+ * one group at a time re-wrote the whole name at every level: a name whose
+ * last group was empty, "a[0-95]b[0-95]c[0-95]d[]", took 96^3 steps and
+ * named no host.) */
 
-static int expand_range(const char *prefix, const char *body, const char *rest,
-                        int (*fn)(const char *, void *), void *ctx);
-
-static int expand_one(const char *name, int (*fn)(const char *, void *), void *ctx)
-{
-    const char *open = strchr(name, '[');
-    if (!open)
-        return fn(name, ctx);
-    const char *close = strchr(open, ']');
-    if (!close)
-        return tacio_fail(TACIO_EINVAL, "hostlist '%s' has an unclosed '['", name);
-    char prefix[256], body[1024];
-    size_t plen = (size_t)(open - name), blen = (size_t)(close - open - 1);
-    if (plen >= sizeof prefix || blen >= sizeof body)
-        return tacio_fail(TACIO_EINVAL, "hostlist '%s' is too long", name);
-    memcpy(prefix, name, plen);
-    prefix[plen] = '\0';
-    memcpy(body, open + 1, blen);
-    body[blen] = '\0';
-    return expand_range(prefix, body, close + 1, fn, ctx);
-}
+#define HOST_NAME_LEN 512
 
 /* A host index: digits only (no sign, no space) between s and stop, below
  * HOST_INDEX_LIMIT, so that counting up to it cannot overflow. */
@@ -51,40 +37,187 @@ static bool parse_host_index(const char *s, const char *stop, long *out)
     return true;
 }
 
-static int expand_item(const char *prefix, const char *item, const char *rest,
-                       int (*fn)(const char *, void *), void *ctx)
-{
-    const char *dash = strchr(item, '-');
-    const char *end = item + strlen(item);
+struct host_range {
     long lo, hi;
-    if (!parse_host_index(item, dash ? dash : end, &lo))
-        return tacio_fail(TACIO_EINVAL, "bad hostlist range '%s'", item);
-    hi = lo;
-    if (dash && (!parse_host_index(dash + 1, end, &hi) || hi < lo || hi - lo > 10000000))
-        return tacio_fail(TACIO_EINVAL, "bad hostlist range '%s'", item);
-    int width = (int)((dash ? (size_t)(dash - item) : strlen(item)));
-    for (long v = lo; v <= hi; v++) {
-        char name[512];
-        snprintf(name, sizeof name, "%s%0*ld%s", prefix, width, v, rest);
-        int rc = expand_one(name, fn, ctx);
+    int width; /* digits of lo as written: "007" pads to three */
+};
+
+/* The text before a bracket group and the group's ranges; the last part
+ * of a name is its trailing text, with no ranges. */
+struct host_part {
+    const char *text;
+    int len;
+    int first, n; /* ranges [first, first + n) of the pattern */
+};
+
+struct host_pattern {
+    const char *name; /* for messages */
+    struct host_part *part;
+    int nparts;
+    struct host_range *range;
+    int nranges;
+};
+
+static int bad_range(const char *name, const char *item, const char *end)
+{
+    return tacio_fail(TACIO_EINVAL, "hostlist '%s': bad range '%.*s'", name, (int)(end - item),
+                      item);
+}
+
+/* One item of a group, "7" or "01-03", between item and end. */
+static int parse_host_range(struct host_pattern *p, const char *item, const char *end)
+{
+    const char *dash = memchr(item, '-', (size_t)(end - item));
+    struct host_range *r = &p->range[p->nranges];
+    if (!parse_host_index(item, dash ? dash : end, &r->lo))
+        return bad_range(p->name, item, end);
+    r->hi = r->lo;
+    if (dash && (!parse_host_index(dash + 1, end, &r->hi) || r->hi < r->lo))
+        return bad_range(p->name, item, end);
+    r->width = (int)((dash ? dash : end) - item);
+    p->nranges++;
+    return 0;
+}
+
+/* The items between '[' and ']' (body to close), comma-separated; empty
+ * items are skipped, an empty group is refused. */
+static int parse_host_group(struct host_pattern *p, const char *body, const char *close)
+{
+    struct host_part *part = &p->part[p->nparts - 1];
+    part->first = p->nranges;
+    for (const char *item = body; item < close;) {
+        const char *comma = memchr(item, ',', (size_t)(close - item));
+        const char *end = comma ? comma : close;
+        if (end > item) {
+            int rc = parse_host_range(p, item, end);
+            if (rc)
+                return rc;
+        }
+        item = end + 1;
+    }
+    part->n = p->nranges - part->first;
+    if (part->n == 0)
+        return tacio_fail(TACIO_EINVAL, "hostlist '%s' has an empty '[]'", p->name);
+    return 0;
+}
+
+static int parse_host_pattern(struct host_pattern *p, const char *name)
+{
+    size_t n = strlen(name);
+    *p = (struct host_pattern){.name = name};
+    /* a group takes three characters at least, a range one and a comma */
+    p->part = malloc(sizeof(struct host_part) * (n / 3 + 1));
+    p->range = malloc(sizeof(struct host_range) * (n / 2 + 1));
+    if (!p->part || !p->range)
+        return tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (const char *s = name;;) {
+        const char *open = strchr(s, '[');
+        const char *stop = open ? open : s + strlen(s);
+        p->part[p->nparts++] = (struct host_part){s, (int)(stop - s), 0, 0};
+        if (!open)
+            return 0;
+        const char *close = strchr(open, ']');
+        if (!close)
+            return tacio_fail(TACIO_EINVAL, "hostlist '%s' has an unclosed '['", name);
+        int rc = parse_host_group(p, open + 1, close);
         if (rc)
             return rc;
+        s = close + 1;
+    }
+}
+
+/* How many names the pattern stands for, refused past the host limit before
+ * any is written out. */
+static int check_host_count(const struct host_pattern *p)
+{
+    int64_t total = 1;
+    for (int i = 0; i < p->nparts; i++) {
+        const struct host_part *part = &p->part[i];
+        int64_t size = part->n ? 0 : 1;
+        for (int r = part->first; r < part->first + part->n; r++)
+            size += p->range[r].hi - p->range[r].lo + 1;
+        if (size > topo_host_limit / total)
+            return tacio_fail(TACIO_ERANGE, "hostlist '%s' names more than %lld hosts", p->name,
+                              (long long)topo_host_limit);
+        total *= size;
     }
     return 0;
 }
 
-static int expand_range(const char *prefix, const char *body, const char *rest,
-                        int (*fn)(const char *, void *), void *ctx)
+/* The name at the odometer's position (range which[i], index value[i] for
+ * part i), refused if longer than a host name may be. */
+static int write_host_name(const struct host_pattern *p, const int *which, const long *value,
+                           char *out)
 {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", body);
-    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
-         item = strtok_r(NULL, ",", &save)) {
-        int rc = expand_item(prefix, item, rest, fn, ctx);
-        if (rc)
-            return rc;
+    size_t len = 0;
+    for (int i = 0; i < p->nparts; i++) {
+        const struct host_part *part = &p->part[i];
+        int w = part->n ? snprintf(out + len, HOST_NAME_LEN - len, "%.*s%0*ld", part->len,
+                                   part->text, p->range[which[i]].width, value[i])
+                        : snprintf(out + len, HOST_NAME_LEN - len, "%.*s", part->len, part->text);
+        if (w < 0 || (size_t)w >= HOST_NAME_LEN - len)
+            return tacio_fail(TACIO_EINVAL, "hostlist '%s' makes a name longer than %d characters",
+                              p->name, HOST_NAME_LEN - 1);
+        len += (size_t)w;
     }
     return 0;
+}
+
+/* Moves the odometer to the next name, the last group turning fastest
+ * ("r[1-2]c[0-1]": r1c0 r1c1 r2c0 r2c1); false after the last one. */
+static bool next_host_name(const struct host_pattern *p, int *which, long *value)
+{
+    for (int i = p->nparts - 1; i >= 0; i--) {
+        const struct host_part *part = &p->part[i];
+        if (!part->n)
+            continue;
+        if (value[i] < p->range[which[i]].hi) {
+            value[i]++;
+            return true;
+        }
+        if (which[i] + 1 < part->first + part->n) {
+            value[i] = p->range[++which[i]].lo;
+            return true;
+        }
+        which[i] = part->first;
+        value[i] = p->range[which[i]].lo;
+    }
+    return false;
+}
+
+static int each_host_name(const struct host_pattern *p, int (*fn)(const char *, void *), void *ctx)
+{
+    int *which = malloc(sizeof(int) * (size_t)p->nparts);
+    long *value = malloc(sizeof(long) * (size_t)p->nparts);
+    int rc = which && value ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
+    for (int i = 0; i < p->nparts && !rc; i++) {
+        which[i] = p->part[i].first;
+        value[i] = p->part[i].n ? p->range[which[i]].lo : 0;
+    }
+    char name[HOST_NAME_LEN];
+    bool more = true;
+    while (!rc && more) {
+        rc = write_host_name(p, which, value, name);
+        if (!rc)
+            rc = fn(name, ctx);
+        more = next_host_name(p, which, value);
+    }
+    free(which);
+    free(value);
+    return rc;
+}
+
+static int expand_one(const char *name, int (*fn)(const char *, void *), void *ctx)
+{
+    struct host_pattern p;
+    int rc = parse_host_pattern(&p, name);
+    if (!rc)
+        rc = check_host_count(&p);
+    if (!rc)
+        rc = each_host_name(&p, fn, ctx);
+    free(p.part);
+    free(p.range);
+    return rc;
 }
 
 int hostlist_expand(const char *list, int (*fn)(const char *name, void *ctx), void *ctx)

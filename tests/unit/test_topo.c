@@ -93,6 +93,13 @@ static int collect(const char *name, void *ctx)
     return 0;
 }
 
+static int count_calls(const char *name, void *ctx)
+{
+    (void)name;
+    ++*(int *)ctx;
+    return 0;
+}
+
 static void test_hostlist(void)
 {
     char buf[512] = "";
@@ -110,6 +117,24 @@ static void test_hostlist(void)
     CHECK_EQ(hostlist_expand("n[1--2]", collect, buf), TACIO_EINVAL);
     CHECK_EQ(hostlist_expand("n[999999998-999999999]", collect, buf), 0);
     CHECK(strcmp(buf, "n999999998 n999999999 ") == 0);
+
+    /* an empty group names nothing: refused at once, not after walking
+     * the groups before it (a fuzzer's input took minutes) */
+    CHECK_EQ(hostlist_expand("a[0-95]b[0-95]c[0-95]d[0-95]e[]", collect, buf), TACIO_EINVAL);
+    CHECK_EQ(hostlist_expand("n[,]", collect, buf), TACIO_EINVAL);
+    buf[0] = '\0';
+    CHECK_EQ(hostlist_expand("n[1,,2]x", collect, buf), 0);
+    CHECK(strcmp(buf, "n1x n2x ") == 0);
+    /* more names than a topology may hold: refused before any is made */
+    int calls = 0;
+    CHECK_EQ(hostlist_expand("a[0-9999]b[0-9999]", count_calls, &calls), TACIO_ERANGE);
+    CHECK_EQ(calls, 0);
+    /* a name past the host-name length is refused, not cut short */
+    char longname[700];
+    memset(longname, 'x', 600);
+    strcpy(longname + 600, "[1-2]");
+    CHECK_EQ(hostlist_expand(longname, count_calls, &calls), TACIO_EINVAL);
+    CHECK_EQ(calls, 0);
 }
 
 static void test_slurm(void)
