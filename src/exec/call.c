@@ -96,10 +96,14 @@ void peaks_set(struct call *c, const int64_t v[NPEAKS])
 
 int call_agree_last(struct call *c, int local)
 {
-    int64_t peaks[NPEAKS];
-    peaks_get(c, peaks);
-    int rc = agree_max(c->f->comm, local, peaks, NPEAKS);
-    peaks_set(c, peaks);
+    if (c->before_last_agreement)
+        c->before_last_agreement(c);
+    int64_t v[NPEAKS + NKEPT];
+    peaks_get(c, v);
+    memcpy(v + NPEAKS, c->kept_check, sizeof c->kept_check);
+    int rc = agree_max(c->f->comm, local, v, NPEAKS + (c->check_deferred ? NKEPT : 0));
+    peaks_set(c, v);
+    memcpy(c->kept_check, v + NPEAKS, sizeof c->kept_check);
     c->use.agreed = true;
     return rc;
 }

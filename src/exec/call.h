@@ -59,6 +59,12 @@ struct call_usage {
     bool agreed;             /* the last agreement took the maxima */
 };
 
+/* The kept schedule's check (coll.c, run_kept), as an agreement reduces it
+ * with MPI_MAX: whether some rank's shape differs, and the highest and
+ * lowest shift (negated). */
+enum { K_MISMATCH, K_HIGH, K_LOW, NKEPT };
+#define NO_SHIFT INT64_MIN /* an empty access moves with any shift */
+
 struct call {
     struct tacio_file *f;
     bool is_write, at;
@@ -79,6 +85,10 @@ struct call {
     struct call_own_io io;
     struct call_usage use;
     struct nodeagg *node; /* node aggregation's state, while it runs */
+    /* what runs just before the call's last agreement (call_agree_last), so
+     * that the time it carries includes it: a gathered read's hand-back of
+     * the data (nodeagg.c); NULL for nothing */
+    void (*before_last_agreement)(struct call *c);
     double t[NSTAGES];
     double t0, mark; /* the call's start; the last stage's end */
     /* of t[ST_ROUTE], what laying out a new schedule's links and rounds
@@ -92,6 +102,13 @@ struct call {
      * coll.c, gathers_settled), and the kept schedule's check, which
      * move_us leaves out of every call */
     double choosing_pass;
+    /* the kept shape's check where it rides on the call's last agreement
+     * (coll.c, check_rides_along): this rank's values, then the agreed ones */
+    bool check_deferred;
+    int64_t kept_check[NKEPT];
+    /* the call's shape is not the kept one's (run_kept): a gathered call
+     * keeps its own shape in the stale one's place (coll.c, keep_shape_only) */
+    bool shape_moved;
 };
 
 /* The gathered candidate a pass on the hosts' gathered accesses plans
@@ -143,7 +160,8 @@ enum { NPEAKS = 0 TACIO_STATS_FIELDS(COUNT_PEAK) };
 #undef COUNT_PEAK
 void peaks_get(const struct call *c, int64_t v[NPEAKS]);
 void peaks_set(struct call *c, const int64_t v[NPEAKS]);
-/* The agreement that ends a call, taking the peaks along. */
+/* The agreement that ends a call, taking the peaks along (and the kept
+ * shape's check where it was deferred to it). */
 int call_agree_last(struct call *c, int local);
 
 /* The file's stats from a call that succeeded, and the TACIO_STATS line. */

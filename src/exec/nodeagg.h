@@ -25,7 +25,8 @@ int nodeagg_begin(struct call *c, int local, bool chosen);
 /* Whether the hints leave gathering to the plan: automatic, no site
  * threshold (tacio_node_agg_piece), real hosts, more than one. */
 bool nodeagg_left_to_plan(const struct tacio_file *f);
-/* rc: the collective's agreed result; returns it. */
+/* rc: the collective's agreed result (a read not yet handed back is handed
+ * back where it succeeded); returns it. */
 int nodeagg_end(struct call *c, int rc);
 
 #endif

@@ -158,6 +158,43 @@ repeat_case 64 cube 48 8
 repeat_case 36 btio 36 12
 repeat_case 36 btio8 48 12 'tacio_bw_factors=0:0.01;65536:1' 1
 
+# A settled gathered choice (node aggregation first) plans every call on
+# the accesses it is given, so the check of its kept shape rides on the
+# call's last agreement instead of a collective of its own: on the
+# simulated clock its calls pay nothing beyond the plan they run (move_us
+# = call_us; the check cost 16-34 us a call here). A write whose shape
+# moved (SMPIBENCH_SHRINK_AT: rank 0 writes half its data) still runs that
+# choice, the file checked; the next call, the old shape again, starts the
+# trials over. ior at 64 ranks with the factors that make auto gather
+# settles on a gathered runner-up by its sixth call.
+settled_gathered_case() { # SHRINK_AT CALLS
+    local stats="$work/stats.jsonl" line
+    rm -f "$stats"
+    line=$(SMPIBENCH_SHRINK_AT=$1 TACIO_STATS="$stats" sim_line 0 64 ior 32768 auto \
+        'cb_config_list=*:1,tacio_bw_factors=0:0.01;65536:1' "$2")
+    echo "$line"
+    grep -q "buffer_wrong=0 file_wrong=0 .* calls=$2 " <<<"$line" ||
+        { ko "settled gathered choice: $line"; return; }
+    python3 - "$stats" "$1" <<'PY' && passed=$((passed + 1)) || ko "settled gathered choice: its calls"
+import json, sys
+calls, k = [json.loads(l) for l in open(sys.argv[1])], int(sys.argv[2])
+for op in ("write_at_all", "read_at_all"):
+    c = [x for x in calls if x["op"] == op]
+    seq = [(x["trial"], x["reused"], x["node_aggregated"]) for x in c]
+    print(op, "(trial, reused, gathered)", seq)
+    last = k if op == "write_at_all" else len(c) - 1  # the shrunk write, the last read
+    settled = seq[last - 1]
+    assert settled[0] >= 2 and settled[2], f"settled on {settled}: not a gathered runner-up"
+    for i in range(last - 2, last + 1):
+        assert seq[i] == settled, f"call {i} ran {seq[i]}, the choice settled was {settled}"
+        assert c[i]["call_us"] == c[i]["move_us"], \
+            f"call {i} paid {c[i]['call_us'] - c[i]['move_us']} us for a check of its own"
+    if op == "write_at_all":
+        assert seq[k + 1][:2] == (0, 0), f"after the moved shape {seq[k + 1]}: no new start"
+PY
+}
+settled_gathered_case 8 11
+
 # Data-free (bench/smpi/run paper: TACIO_SIM_NODATA=1, no byte copied, sent
 # or stored): the same simulated times, stages and plan as the run that
 # moves the data, and the ranks' writes cover the file exactly once.
