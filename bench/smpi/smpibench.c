@@ -26,9 +26,9 @@
  * (the stages and the plan's figures stay the first call's): auto's trials
  * run on those calls, so its total against a fixed strategy's is what
  * its measuring cost and won (bench/smpi run --calls, bench/lab --calls).
- * SMPIBENCH_SHRINK_AT=K: rank 0's write of call K covers the first half of
- * its data only, a shape that moves for one call (tests/smpi/smoke.sh);
- * the file's check still holds, the other writes covering the rest.
+ * SMPIBENCH_SHRINK_FROM=K: rank 0's writes from call K on cover the first
+ * half of its data only, a shape that moves (tests/smpi/smoke.sh); the
+ * file's check still holds, the earlier writes covering the rest.
  * usage: smpibench FILE PATTERN N STRATEGY [CALLS] */
 #include "tacio.h"
 
@@ -194,11 +194,11 @@ static struct repeated repeat(tacio_file_t fh, const struct pattern *pat, double
                               struct tacio_stats *st)
 {
     struct repeated r = {0};
-    const char *shrink = getenv("SMPIBENCH_SHRINK_AT");
-    int shrink_at = write && shrink && pat->rank == 0 ? atoi(shrink) : -1;
+    const char *shrink = getenv("SMPIBENCH_SHRINK_FROM");
+    int shrink_from = write && shrink && pat->rank == 0 ? atoi(shrink) : calls;
     for (int k = 0; k < calls; k++) {
         struct tacio_stats later = TACIO_STATS_INIT;
-        int64_t got, n = k == shrink_at ? count / 2 : count;
+        int64_t got, n = k >= shrink_from ? count / 2 : count;
         if (check_reads)
             memset(buf, 0xff, sizeof(double) * (size_t)count);
         double t = timed(fh, buf, n, write, k ? &later : st, &got);

@@ -158,42 +158,50 @@ repeat_case 64 cube 48 8
 repeat_case 36 btio 36 12
 repeat_case 36 btio8 48 12 'tacio_bw_factors=0:0.01;65536:1' 1
 
-# A settled gathered choice (node aggregation first) plans every call on
-# the accesses it is given, so the check of its kept shape rides on the
-# call's last agreement instead of a collective of its own: on the
-# simulated clock its calls pay nothing beyond the plan they run (move_us
-# = call_us; the check cost 16-34 us a call here). A write whose shape
-# moved (SMPIBENCH_SHRINK_AT: rank 0 writes half its data) still runs that
-# choice, the file checked; the next call, the old shape again, starts the
-# trials over. ior at 64 ranks with the factors that make auto gather
-# settles on a gathered runner-up by its sixth call.
-settled_gathered_case() { # SHRINK_AT CALLS
+# A shape that moves for good (SMPIBENCH_SHRINK_FROM=K: rank 0 writes half
+# its data from call K on; the file checked) starts the trials over once,
+# and the calls after go on with the new shape's trials. Where the new
+# shape's pick gathers, its shape is kept in the stale one's place: else
+# every later call found it moved again and started over (btio8 at 36
+# ranks, whose pick gathers). A settled gathered choice (node aggregation
+# first; ior at 64 ranks settles on a gathered runner-up by its sixth
+# call) plans every call on the accesses it is given, so the check of its
+# kept shape rides on the call's last agreement instead of a collective of
+# its own: on the simulated clock its calls pay nothing beyond the plan
+# they run (move_us = call_us; the check cost 16-41 us a call here), and
+# the call whose shape moved still runs it, the next one starting over.
+shape_moves_case() { # NP PATTERN N CALLS SHRINK_FROM SETTLED_GATHERED(0/1)
     local stats="$work/stats.jsonl" line
     rm -f "$stats"
-    line=$(SMPIBENCH_SHRINK_AT=$1 TACIO_STATS="$stats" sim_line 0 64 ior 32768 auto \
-        'cb_config_list=*:1,tacio_bw_factors=0:0.01;65536:1' "$2")
+    line=$(SMPIBENCH_SHRINK_FROM=$5 TACIO_STATS="$stats" sim_line 0 "$1" "$2" "$3" auto \
+        'cb_config_list=*:1,tacio_bw_factors=0:0.01;65536:1' "$4")
     echo "$line"
-    grep -q "buffer_wrong=0 file_wrong=0 .* calls=$2 " <<<"$line" ||
-        { ko "settled gathered choice: $line"; return; }
-    python3 - "$stats" "$1" <<'PY' && passed=$((passed + 1)) || ko "settled gathered choice: its calls"
+    grep -q "buffer_wrong=0 file_wrong=0 .* calls=$4 " <<<"$line" ||
+        { ko "$2: a shape that moves: $line"; return; }
+    python3 - "$stats" "$5" "$6" <<'PY' && passed=$((passed + 1)) || ko "$2: a shape that moves"
 import json, sys
-calls, k = [json.loads(l) for l in open(sys.argv[1])], int(sys.argv[2])
+calls, k, settled_case = [json.loads(l) for l in open(sys.argv[1])], int(sys.argv[2]), sys.argv[3] == "1"
 for op in ("write_at_all", "read_at_all"):
     c = [x for x in calls if x["op"] == op]
     seq = [(x["trial"], x["reused"], x["node_aggregated"]) for x in c]
     print(op, "(trial, reused, gathered)", seq)
-    last = k if op == "write_at_all" else len(c) - 1  # the shrunk write, the last read
+    if op == "write_at_all":  # one fresh start (trial 0, planned), then the new shape's trials
+        starts = [i for i in range(k, len(seq)) if seq[i][:2] == (0, 0)]
+        assert starts and starts[0] <= k + 1 and starts[0] + 1 not in starts, \
+            f"after the shape moved at call {k}: {seq[k:]}"
+    if not settled_case:
+        continue
+    last = k if op == "write_at_all" else len(c) - 1  # the moved write, the last read
     settled = seq[last - 1]
     assert settled[0] >= 2 and settled[2], f"settled on {settled}: not a gathered runner-up"
     for i in range(last - 2, last + 1):
         assert seq[i] == settled, f"call {i} ran {seq[i]}, the choice settled was {settled}"
         assert c[i]["call_us"] == c[i]["move_us"], \
             f"call {i} paid {c[i]['call_us'] - c[i]['move_us']} us for a check of its own"
-    if op == "write_at_all":
-        assert seq[k + 1][:2] == (0, 0), f"after the moved shape {seq[k + 1]}: no new start"
 PY
 }
-settled_gathered_case 8 11
+shape_moves_case 64 ior 32768 12 8 1
+shape_moves_case 36 btio8 48 14 10 0
 
 # Data-free (bench/smpi/run paper: TACIO_SIM_NODATA=1, no byte copied, sent
 # or stored): the same simulated times, stages and plan as the run that
