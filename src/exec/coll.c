@@ -152,11 +152,10 @@ static int run_kept(struct call *c, int local, bool *handled)
     bool fits = !local && sched_same_shape(s, c->a.v.ft, c->a.n, c->a.phase, c->f->digest);
     int64_t shift = c->a.n ? c->a.base - s->base : 0;
     fits = fits && shift % s->align == 0;
+    const int64_t check[NKEPT] = {!fits, c->a.n ? shift : NO_SHIFT, c->a.n ? -shift : NO_SHIFT};
     if (check_rides_along(c)) {
         c->check_deferred = true;
-        c->kept_check[K_MISMATCH] = !fits;
-        c->kept_check[K_HIGH] = c->a.n ? shift : NO_SHIFT;
-        c->kept_check[K_LOW] = c->a.n ? -shift : NO_SHIFT;
+        memcpy(c->kept_check, check, sizeof check);
         c->planning.trial = trial;
         *handled = false;
         return 0;
@@ -166,7 +165,8 @@ static int run_kept(struct call *c, int local, bool *handled)
         local = indep_run(c);
         c->io.early = c->a.n;
     }
-    int64_t v[NKEPT + NPEAKS] = {!fits, c->a.n ? shift : NO_SHIFT, c->a.n ? -shift : NO_SHIFT};
+    int64_t v[NKEPT + NPEAKS];
+    memcpy(v, check, sizeof check);
     peaks_get(c, v + NKEPT);
     double t0 = stage_start(c);
     int rc = agree_max(c->f->comm, local, v, NKEPT + NPEAKS);
