@@ -100,6 +100,7 @@ void coll_trials_close(struct tacio_file *f)
          * does not pay for it): the next run starts at the fastest */
         if (t->keyed && t->chosen < 0 && (t->ran >= 2 || trials_waiting(t)))
             learned_settled(&f->learned, &t->key, t->ran, t->choice, t->secs);
+        trials_say_unsettled(t, f->rank, f->path, w ? "write" : "read");
     }
 }
 

@@ -101,9 +101,6 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
     if (!rc)
         rc = note_failure(c, ask_distribution(c, &pat));
     bool may_aggregate_nodes = !c->planning.on_nodes && nodeagg_left_to_plan(f);
-    /* a trial's candidate; planned again on the nodes' accesses as the
-     * node-aggregated candidate the first pass chose (its choice) */
-    int trial = c->planning.on_nodes ? 0 : c->planning.trial;
     struct plan_ctx ctx = {.pat = pat,
                            .topo = f->topo,
                            .h = &f->hints.core,
@@ -111,7 +108,7 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
                            .cmatrix_arg = c,
                            .threads = 1,
                            .may_aggregate_nodes = may_aggregate_nodes,
-                           .trial = trial,
+                           .trial = c->planning.trial,
                            .nodes_choice = call_nodes_choice(c)};
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);

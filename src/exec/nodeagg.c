@@ -367,7 +367,8 @@ int nodeagg_end(struct call *c, int rc)
     if (!rc) /* agreed: all go on or none */
         hand_back(c);
     c->before_last_agreement = NULL;
-    swap_out(c, a);
+    if (!a->handed_back) /* a read handed back has swapped out and sized its access */
+        swap_out(c, a);
     if (!rc && a->copy && !c->is_write)
         flat_scatter(a->prior.mt, a->buf, 0, call_readable(c), a->copy);
     nodeagg_free(a);

@@ -171,21 +171,17 @@ bool trials_pick_dominated(const struct trials *t, double predicted)
            predicted >= DOMINATED_FACTOR * t->secs[d];
 }
 
-/* All candidates timed: the fastest wins, on the schedule kept
- * (trials_keep_new kept the fastest: this last call's, if it won and can
- * be kept) or planned once more; TACIO_PRINT_CHOICE says so. */
-static void settle(struct trials *t, const struct trial_outcome *o)
+/* Whether this rank says what auto chose (TACIO_PRINT_CHOICE; rank 0's). */
+static bool saying(int rank)
 {
-    int best = fastest(t);
-    t->chosen = t->order[best];
-    t->settled_secs = t->secs[best];
-    bool kept_now = !o->reused && o->keepable && o->trial == t->chosen;
-    t->replan = t->held != t->chosen && !kept_now;
     const char *say = getenv("TACIO_PRINT_CHOICE");
-    if (o->rank != 0 || !say || !strcmp(say, "0"))
-        return;
-    fprintf(stderr, "tacio: auto on %s (%s): %d candidates timed\n", o->path, o->op, t->n);
-    for (int i = 0; i < t->n; i++)
+    return rank == 0 && say && strcmp(say, "0");
+}
+
+/* The timed candidates, best starred, and the trials the rules left out. */
+static void say_timed(const struct trials *t, int best)
+{
+    for (int i = 0; i < t->ran; i++)
         fprintf(stderr, "tacio:   %s %.6f s measured%s, %.6f s predicted: %s\n",
                 i == best ? "*" : " ", t->secs[i],
                 t->on_kept_timed[i] ? " on its kept schedule" : "", t->predicted[i], t->label[i]);
@@ -199,6 +195,33 @@ static void settle(struct trials *t, const struct trial_outcome *o)
                 DOMINATED_FACTOR);
 }
 
+/* All candidates timed: the fastest wins, on the schedule kept
+ * (trials_keep_new kept the fastest: this last call's, if it won and can
+ * be kept) or planned once more; TACIO_PRINT_CHOICE says so. */
+static void settle(struct trials *t, const struct trial_outcome *o)
+{
+    int best = fastest(t);
+    t->chosen = t->order[best];
+    t->settled_secs = t->secs[best];
+    bool kept_now = !o->reused && o->keepable && o->trial == t->chosen;
+    t->replan = t->held != t->chosen && !kept_now;
+    if (!saying(o->rank))
+        return;
+    fprintf(stderr, "tacio: auto on %s (%s): %d candidates timed\n", o->path, o->op, t->n);
+    say_timed(t, best);
+}
+
+void trials_say_unsettled(const struct trials *t, int rank, const char *path, const char *op)
+{
+    if (t->chosen >= 0 || t->ran < 1 || !saying(rank))
+        return;
+    fprintf(stderr,
+            "tacio: auto on %s (%s): %d of %d candidates timed, not settled when the file "
+            "closed (the fastest so far served the calls after)\n",
+            path, op, t->ran, t->n);
+    say_timed(t, fastest(t));
+}
+
 /* A remembered choice's first call: settled, on the schedule it made; its
  * time for drift is its first call on that schedule (this one paid for
  * what the later calls find ready). */
@@ -209,8 +232,7 @@ static void settle_learned(struct trials *t, const struct trial_outcome *o)
     t->settled_secs = 0;
     t->learned_gathered = o->gathered;
     snprintf(t->learned_choice, sizeof t->learned_choice, "%s", o->choice);
-    const char *say = getenv("TACIO_PRINT_CHOICE");
-    if (o->rank == 0 && say && strcmp(say, "0"))
+    if (saying(o->rank))
         fprintf(stderr, "tacio: auto on %s (%s): the wisdom file's choice, no trials: %s\n",
                 o->path, o->op, o->label);
 }

@@ -136,5 +136,10 @@ const char *trials_gathered_choice(const struct trials *t, bool *learned);
 /* After a successful call: its time and plan, and what the next call runs;
  * true when the call's trial was the last and the choice settled. */
 bool trials_record(struct trials *t, const struct trial_outcome *o);
+/* At close, trials that timed some candidates and did not settle (the
+ * program made too few calls of the shape to earn the rest): rank 0 says
+ * what they timed, as settling would have (TACIO_PRINT_CHOICE), so that a
+ * short run is not silent. */
+void trials_say_unsettled(const struct trials *t, int rank, const char *path, const char *op);
 
 #endif

@@ -169,7 +169,8 @@ struct plan_ctx {
     const struct wisdom_entry *recalled;
     /* auto, on the accesses the hosts gathered: the node-aggregated
      * candidate the call runs (tacio_plan.choice, "S:K:nodes"), planned as
-     * S at K there, as the model rated it; NULL: not on gathered accesses */
+     * S at K there, as the model rated it (trial then only labels it a
+     * trial); NULL: not on gathered accesses */
     const char *nodes_choice;
 };
 /* The most candidates of the model a trial may ask for (trial <= 1 + this). */

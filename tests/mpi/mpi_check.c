@@ -393,3 +393,24 @@ int finish(const char *name)
     MPI_Finalize();
     return rank == 0 && (total[1] || total[0] + total[1] == 0) ? 1 : 0;
 }
+
+int stderr_to(const char *path)
+{
+    fflush(stderr);
+    int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    check_that(saved >= 0 && fd >= 0, "cannot send stderr to %s", path);
+    if (fd >= 0) {
+        dup2(fd, 2);
+        close(fd);
+    }
+    return saved;
+}
+
+void stderr_back(int saved)
+{
+    fflush(stderr);
+    if (saved >= 0) {
+        dup2(saved, 2);
+        close(saved);
+    }
+}

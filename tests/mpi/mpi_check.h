@@ -45,6 +45,10 @@ int posix_read_file(const char *path, unsigned char *img, int64_t n);
 bool file_holds_doubles(const char *path, int64_t n, double (*value)(int64_t i, const void *arg),
                         const void *arg);
 MPI_Info make_info(const char *strategy, const char *extra);
+/* This rank's stderr into the file path (what tacio says, checked after);
+ * returns the descriptor stderr_back puts back. */
+int stderr_to(const char *path);
+void stderr_back(int saved);
 /* Reduce the counters, print "N passed, M failed" on rank 0, finalize. */
 int finish(const char *name);
 

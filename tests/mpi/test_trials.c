@@ -23,6 +23,10 @@
  *           default's call, is not tried; its trial call runs the
  *           default's path and every later call the default's kept
  *           schedule.
+ * The "same" case runs with TACIO_PRINT_CHOICE=1: rank 0 alone says once
+ * what the trials timed, one line a timed candidate, the fastest starred,
+ * when they settle or, where the ten calls end first (the budget holding
+ * the runners-up back: three ranks here), when the file closes.
  * usage: test_trials DIR */
 #include "mpi_check.h"
 
@@ -212,6 +216,53 @@ static void settled_on_kept(const struct seq *s, const char *what)
                    what, k, (long long)s->trial[k], (long long)s->reused[k]);
 }
 
+/* What TACIO_PRINT_CHOICE printed on this rank (in path) for the "same"
+ * writes (s): on rank 0 one table, once for the shape (settled or not), of as many timed
+ * candidates as the calls ran distinct trials, its header's count, and the
+ * star on the fastest measured; on every other rank nothing. */
+static void check_printed(const char *path, const struct seq *s, int rank)
+{
+    FILE *in = fopen(path, "r");
+    check_that(in != NULL, "print: cannot read %s", path);
+    if (!in)
+        return;
+    char line[1024];
+    int headers = 0, said = -1, listed = 0, stars = 0, others = 0;
+    double fastest = 1e300, starred = -1;
+    while (fgets(line, sizeof line, in)) {
+        int n;
+        double secs;
+        char mark;
+        if (strstr(line, "candidates timed") && sscanf(strrchr(line, ':'), ": %d", &n) == 1)
+            headers++, said = n;
+        else if (sscanf(line, "tacio:   %c %lf s measured", &mark, &secs) == 2) {
+            listed++;
+            fastest = secs < fastest ? secs : fastest;
+            if (mark == '*')
+                stars++, starred = secs;
+        } else if (strncmp(line, "tacio:     ", 11)) { /* not a note under the table */
+            others += !strncmp(line, "tacio:", 6);
+            fputs(line, stderr); /* (a failed check's message, the MPI's) shown as it was */
+        }
+    }
+    fclose(in);
+    if (rank != 0) {
+        check_that(!headers && !listed && !others, "print: rank %d printed a choice", rank);
+        return;
+    }
+    bool ran[16] = {false};
+    int trials = 0;
+    for (int k = 1; k < CALLS; k++)
+        if (s->trial[k] > 0 && s->trial[k] < 16 && !ran[s->trial[k]])
+            ran[s->trial[k]] = true, trials++;
+    check_that(headers == 1 && said == listed && listed == trials && !others,
+               "print: %d tables saying %d candidates, %d listed (%d other lines); the calls "
+               "timed %d",
+               headers, said, listed, others, trials);
+    check_that(stars == 1 && starred == fastest, "print: %d stars, on %g s; the fastest %g s",
+               stars, starred, fastest);
+}
+
 /* CALLS writes of a contiguous block a rank (rank r's double j is the
  * file's r * N + j, written as in run), the path left automatic, the
  * model's links at 1 kB/s and its aggregators' writes at 10 kB/s. */
@@ -287,7 +338,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     struct seq s;
     memset(&s, 0, sizeof s);
+    char printed[512];
+    snprintf(printed, sizeof printed, "%s/trials_printed_%d_%d.txt", dir, p, rank);
+    setenv("TACIO_PRINT_CHOICE", "1", 1);
+    int saved = stderr_to(printed);
     run(dir, "same", -1, -1, &s);
+    stderr_back(saved);
+    unsetenv("TACIO_PRINT_CHOICE");
+    check_printed(printed, &s, rank);
+    unlink(printed);
     trials_from(&s, 0, "same");
     settled_on_kept(&s, "same");
     memset(&s, 0, sizeof s);

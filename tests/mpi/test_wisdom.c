@@ -25,7 +25,6 @@
  * and through the reads. usage: test_wisdom DIR */
 #include "mpi_check.h"
 
-#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -158,23 +157,6 @@ static int entries_in(const char *text)
     for (const char *at = text; (at = strstr(at, "op=")); at++)
         n++;
     return n;
-}
-
-/* Rank 0's stderr goes to a file while a run opens and closes its files. */
-static int stderr_to(const char *path)
-{
-    fflush(stderr);
-    int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 2);
-    close(fd);
-    return saved;
-}
-
-static void stderr_back(int saved)
-{
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
 }
 
 static int count_of(const char *text, const char *word)

@@ -171,13 +171,17 @@ repeat_case 36 btio8 48 12 'tacio_bw_factors=0:0.01;65536:1' 1
 # they run (move_us = call_us; the check cost 16-41 us a call here), and
 # the call whose shape moved still runs it, the next one starting over.
 shape_moves_case() { # NP PATTERN N CALLS SHRINK_FROM SETTLED_GATHERED(0/1)
-    local stats="$work/stats.jsonl" line
+    local stats="$work/stats.jsonl" out line
     rm -f "$stats"
-    line=$(SMPIBENCH_SHRINK_FROM=$5 TACIO_STATS="$stats" sim_line 0 "$1" "$2" "$3" auto \
-        'cb_config_list=*:1,tacio_bw_factors=0:0.01;65536:1' "$4")
+    out=$(SMPIBENCH_SHRINK_FROM=$5 TACIO_STATS="$stats" TACIO_PRINT_CHOICE=1 sim_out 0 "$1" "$2" \
+        "$3" auto 'cb_config_list=*:1,tacio_bw_factors=0:0.01;65536:1' "$4")
+    line=$(grep '^pattern=' <<<"$out")
     echo "$line"
     grep -q "buffer_wrong=0 file_wrong=0 .* calls=$4 " <<<"$line" ||
         { ko "$2: a shape that moves: $line"; return; }
+    # the settled gathered runner-up, starred in TACIO_PRINT_CHOICE's table as the trial it was
+    [ "$6" = 0 ] || grep -q "^tacio:   \* .* s predicted: trial: .* on the hosts' gathered accesses" \
+        <<<"$out" || { ko "$2: the gathered trial's label: $(grep '^tacio:' <<<"$out")"; return; }
     python3 - "$stats" "$5" "$6" <<'PY' && passed=$((passed + 1)) || ko "$2: a shape that moves"
 import json, sys
 calls, k, settled_case = [json.loads(l) for l in open(sys.argv[1])], int(sys.argv[2]), sys.argv[3] == "1"

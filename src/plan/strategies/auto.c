@@ -403,9 +403,10 @@ static int gathered_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
         return 1;
     int rc = run_candidate(ctx, s, (int)k, out);
     if (!rc) {
-        snprintf((*out)->detail, sizeof(*out)->detail,
-                 "%s with %d aggregator(s) per host on the hosts' gathered accesses, model %.4g s",
-                 s->name, (int)k, (*out)->m.model_seconds);
+        snprintf(
+            (*out)->detail, sizeof(*out)->detail,
+            "%s%s with %d aggregator(s) per host on the hosts' gathered accesses, model %.4g s",
+            ctx->trial ? "trial: " : "", s->name, (int)k, (*out)->m.model_seconds);
         snprintf((*out)->strategy, sizeof(*out)->strategy, "auto");
         snprintf((*out)->choice, sizeof(*out)->choice, "%s", ctx->nodes_choice);
     }
@@ -419,10 +420,14 @@ static int gathered_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
  * first call kept instead of planning it again. */
 static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
 {
-    if (ctx->nodes_choice) {
+    if (ctx->nodes_choice) { /* the second pass: the trial's candidate is the choice named */
         int rc = gathered_plan(ctx, out);
         if (rc <= 0)
             return rc;
+        struct plan_ctx pick = *ctx; /* none named: the model picks on the gathered accesses */
+        pick.trial = 0;
+        pick.nodes_choice = NULL;
+        return auto_plan(&pick, out);
     }
     if (ctx->trial == 1)
         return default_plan(ctx, out);
