@@ -196,7 +196,8 @@ def check_model_summary(bench, work, build):
     """Two stored runs of cube 2000^3 at 64 ranks, their simulated writes
     in the reverse of the model's order: the model's fastest costs the
     other's write over its own, and the rank correlation is -1."""
-    model = {k: engine_plan(build, s, k)[0]["model_seconds"] for s, k in (("romio", 1), ("tatp", 2))}
+    model = {k: engine_plan(build, work, s, k)[0]["model_seconds"]
+             for s, k in (("romio", 1), ("tatp", 2))}
     fast, slow = sorted(model, key=model.get)  # K per host: 1 is romio's, 2 tatp's
     sim = {fast: 3.0, slow: 2.0}
     runs = stored(work, "model.jsonl", run("inspur", 64, "romio", 1, sim[1], 9.0, 0.1),
@@ -216,14 +217,14 @@ def check_model_summary(bench, work, build):
           f"the model against the simulated runs: {out} {err}")
 
 
-def engine_plan(build, strategy, k):
+def engine_plan(build, work, strategy, k):
     """The engine's plan of cube 2000^3 at 64 ranks on the scattered Inspur
-    tree, with the bench's hints, and the platform's directory."""
+    tree, with the bench's hints, and the platform's directory (in work,
+    the test's own temporary directory: nothing is left behind)."""
     from simbench import jobs, platforms, summary
     tacio = os.path.join(build, "bin", "tacio")
-    work = tempfile.mkdtemp(prefix="smpi-bench-test-")
     return (summary.plan(work, tacio, jobs.PAPER_QUICK, strategy, k, as_engine=True),
-            platforms.platform(work, tacio, jobs.PAPER_QUICK).dir, work)
+            platforms.platform(work, tacio, jobs.PAPER_QUICK).dir)
 
 
 def check_floors(bench, work, build):
@@ -232,13 +233,13 @@ def check_floors(bench, work, build):
     at 10 s a call holds; at 7.9 s it is under its floor and fails the
     check; with another plan's hop-bytes, it is counted as a disagreement
     and not floored."""
-    plan, plat, tmp = engine_plan(build, "tatp", 2)
+    plan, plat = engine_plan(build, work, "tatp", 2)
     from simbench import floors, platforms
     write, read = floors.call_floors(plan, platforms.rates(plat))
     check(abs(write - 8.0) < 1e-6 and abs(read - 8.0) < 1e-6,
           f"tatp@2's floors: {write}, {read} (want 8 s each way)")
     planned = dict(max_link_load=str(plan["max_link_load"]), hop_bytes=str(plan["hop_bytes"]))
-    romio, _, _ = engine_plan(build, "romio", 1)
+    romio, _ = engine_plan(build, work, "romio", 1)
     ok = stored(work, "floors.jsonl",
                 run("inspur", 64, "tatp", 2, 10.0, 10.0, 4.9, **planned),
                 run("inspur", 64, "romio", 1, 5.5, 5.5, 4.9,
@@ -256,7 +257,6 @@ def check_floors(bench, work, build):
     rc, out, err = bench("floors", other)
     check(rc == 0 and "under_floor=0 planner_agrees=tatp:0/1" in out,
           f"another plan's run is not floored: rc {rc} {out} {err}")
-    subprocess.run(["rm", "-rf", tmp])
 
 
 def check_simulate_helpers():
