@@ -26,6 +26,11 @@
  *       lose what the shape's first call took beyond the fastest timed
  *       call, and waits until the calls have earned that; the default
  *       itself runs at once.
+ *   warm_retimed            the pick, timed on the second call while the
+ *       machine was still warming up, is timed again by the kept
+ *       schedule's calls while a trial waits (the middle of the last
+ *       three: one slow call changes nothing): a runner-up faster than
+ *       its cold call but slower than its warm ones does not win.
  *   dominated_pick          the default timed on independent I/O, a pick the
  *       model rates at twice that or more is not tried: its call runs the
  *       default's path and the trials settle on the default; rated closer,
@@ -360,6 +365,28 @@ static void test_budget_waits(void)
     CHECK_EQ(call(&t, 1, false, false, 0.8), 3);
 }
 
+static void test_warm_retimed(void)
+{
+    struct trials t;
+    trials_reset(&t, 3, false);
+    call(&t, 0, false, true, 9.0);
+    CHECK_EQ(call(&t, 2, true, false, 1.3), 1); /* the pick, cold */
+    CHECK_EQ(call(&t, 1, false, true, 2.0), -1);
+    for (int k = 0; k < 4; k++) /* the pick's kept schedule, warm */
+        CHECK_EQ(call(&t, 0, true, false, 1.0), -1);
+    CHECK(t.secs[0] == 1.0);                     /* slot 0: the pick */
+    CHECK_EQ(call(&t, 0, true, false, 5.0), -1); /* one call the scheduler delayed */
+    CHECK(t.secs[0] == 1.0);
+    CHECK(wait_for_trial(&t, 1.0) > 0);
+    CHECK_EQ(trials_next(&t), 3);
+    call(&t, 3, false, false, 1.2); /* not kept: no confirmation */
+    wait_for_trial(&t, 1.0);
+    call(&t, 4, false, true, 2.0);
+    CHECK_EQ(t.chosen, 2);
+    CHECK_EQ(t.held, 2); /* its schedule still kept: not planned again */
+    CHECK(!t.replan);
+}
+
 /* A planned trial within CONFIRM_BAND of the fastest is timed again on
  * its kept schedule by the next call, and that time is compared: its
  * planned call pays the new schedule's first exchange, which the pick's
@@ -442,5 +469,6 @@ int main(int argc, char **argv)
     test_dominated_pick();
     test_plan_cost_waits();
     test_confirm();
+    test_warm_retimed();
     return check_report("test_trials_state");
 }
