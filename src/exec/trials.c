@@ -400,12 +400,13 @@ static void time_slot(struct trials *t, int i, const struct trial_outcome *o, bo
     t->spent += o->paid;
 }
 
-/* The middle of the held trial's last three times (of two, their mean). */
+/* The middle of the held trial's last three times (of two, their mean);
+ * the latest is recent[2]. */
 static double recent_middle(const struct trials *t)
 {
     const double *r = t->recent;
     if (t->nrecent < 3)
-        return (r[0] + r[1]) / 2;
+        return (r[1] + r[2]) / 2;
     double lo = r[0] < r[1] ? r[0] : r[1], hi = r[0] < r[1] ? r[1] : r[0];
     return r[2] < lo ? lo : r[2] > hi ? hi : r[2];
 }
@@ -430,11 +431,10 @@ static void retime_held(struct trials *t, const struct trial_outcome *o)
         return;
     if (t->recent_of != t->held) {
         t->recent_of = t->held;
-        t->recent[0] = t->secs[i];
-        t->nrecent = 1, t->recent_at = 1;
+        t->recent[2] = t->secs[i];
+        t->nrecent = 1;
     }
-    t->recent[t->recent_at] = o->slowest;
-    t->recent_at = (t->recent_at + 1) % 3;
+    t->recent[0] = t->recent[1], t->recent[1] = t->recent[2], t->recent[2] = o->slowest;
     t->nrecent += t->nrecent < 3;
     t->secs[i] = recent_middle(t);
 }

@@ -74,8 +74,8 @@ struct trials {
     /* the held trial's latest times on its kept schedule while a trial
      * waits (recent_of: that trial; 0 none), its own timed call first:
      * the middle of the last three is its time (retime_held in trials.c) */
-    int recent_of, nrecent, recent_at; /* ...how many (at most 3), the next one's place */
-    double recent[3];
+    int recent_of, nrecent; /* ...how many (at most 3) */
+    double recent[3];       /* ...oldest first */
     /* rank 0, wisdom on: the shape's wisdom key, from its last planned call */
     bool keyed;
     struct wisdom_key key;
