@@ -368,7 +368,7 @@ int main(int argc, char **argv)
     int64_t wrong_file = check_file(&p, argv[1], reps + 1), wf, wr, bytes = count * 8, total;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    long rss = ru.ru_maxrss, maxrss, most_faults;
+    long rss = ru.ru_maxrss, maxrss, most_faults = 0; /* rank 0's alone is the maximum */
     MPI_Reduce(&faults, &most_faults, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     double fpc = reps ? (double)most_faults / (2.0 * reps) : 0;
     MPI_Allreduce(&wrong_file, &wf, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);

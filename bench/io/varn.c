@@ -393,8 +393,8 @@ int main(int argc, char **argv)
             wrong += memcmp(&want[k], &a.buf[v][k], sizeof(double)) != 0;
         free(want);
     }
-    long all_wrong;
-    MPI_Reduce(&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long all_wrong = 0; /* every rank's exit status says whether any rank read wrong */
+    MPI_Allreduce(&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     long long pieces = (long long)n * NVARS, most;
     MPI_Reduce(&pieces, &most, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     if (!rank)

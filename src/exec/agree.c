@@ -90,7 +90,10 @@ static int agreed_failure(MPI_Comm comm, int rank, int first, int local)
         else
             snprintf(e.msg, sizeof e.msg, AGREED "%d: %s", rank, last);
     }
-    MPI_Bcast(&e, sizeof e, MPI_BYTE, first, comm);
+    /* a rank that cannot hear the failing rank still knows that some rank
+     * failed (the reduction said so): it fails too, not succeeds */
+    if (MPI_Bcast(&e, sizeof e, MPI_BYTE, first, comm) != MPI_SUCCESS || !e.code)
+        return tacio_fail(TACIO_ECOMM, "rank %d failed, and its error could not be told", first);
     return tacio_fail(e.code, "%s", e.msg);
 }
 
@@ -101,7 +104,7 @@ int agree_max(MPI_Comm comm, int local, int64_t *vals, int n)
     int rank = 0;
     if (local)
         MPI_Comm_rank(comm, &rank);
-    int64_t in[AGREE_MAX_VALS + 1], out[AGREE_MAX_VALS + 1];
+    int64_t in[AGREE_MAX_VALS + 1] FILLED_BEFORE_READ, out[AGREE_MAX_VALS + 1] FILLED_BEFORE_READ;
     n = n < AGREE_MAX_VALS ? n : AGREE_MAX_VALS;
     in[0] = local ? INT64_MAX - rank : 0;
     for (int i = 0; i < n; i++)

@@ -43,7 +43,13 @@ void order_bcast(struct call *c, struct order *o, const struct partition *src, i
 {
     if (c->f->rank == 0 && src)
         chunk_fill(c, o, src, 0, wpf);
-    MPI_Bcast(o, sizeof *o, MPI_BYTE, 0, c->f->comm);
+    if (MPI_Bcast(o, sizeof *o, MPI_BYTE, 0, c->f->comm) == MPI_SUCCESS || c->f->rank == 0)
+        return;
+    /* the order never came: fail the call rather than act on what the
+     * buffer held before */
+    memset(o, 0, sizeof *o);
+    o->cmd = CMD_FAILED;
+    note_failure(c, tacio_fail(TACIO_ECOMM, "the plan's broadcast from rank 0 failed"));
 }
 
 void chunks_bcast(struct call *c, struct order *o, struct partition *part, int wpf)
