@@ -4,6 +4,11 @@
 # checked), and the launcher flags that hand a program LD_PRELOAD and
 # tacio's variables.
 passed=0 failed=0
+# The flag every program a test builds by hand is compiled with, as the
+# project's own builds are (CMakeLists.txt, TACIO_AUTO_VAR_INIT): an
+# uninitialised local reads as a fixed pattern, so a program that reads one
+# goes wrong on every run, not by chance.
+TEST_CFLAGS=-ftrivial-auto-var-init=pattern
 ok() { passed=$((passed + 1)); }
 ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
 # skip WHY: this case cannot run on this machine; never counted as passed

@@ -6,7 +6,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
-from benchlib import ROOT, mpis, parse_kv, run_checked  # noqa: E402
+from benchlib import CFLAGS, ROOT, mpis, parse_kv, run_checked  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MPIS = mpis()
@@ -28,7 +28,7 @@ def build(work, names):
         for prog in ("iobench", "latency"):
             exe[(m, prog)] = os.path.join(work, f"{prog}.{m}")
             libs = ["-I" + os.path.join(ROOT, "include"), plan_lib, "-lpthread", "-lm"]
-            run_checked([mpi.compiler, "-O2", "-o", exe[(m, prog)],
+            run_checked([mpi.compiler] + CFLAGS + ["-o", exe[(m, prog)],
                          os.path.join(HERE, f"{prog}.c")] + (libs if prog == "iobench" else []),
                         None, f"building {prog} with {m}", "bench/io")
     return exe, {m: MPIS[m].shim() for m in names}

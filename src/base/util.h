@@ -12,6 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A local that its function fills before reading, left out of
+ * -ftrivial-auto-var-init's pattern (CMakeLists.txt): the scratch of a small
+ * collective's every call, whose fill cost 6% of tacio's instructions a
+ * call (bench/io/instructions, 4 KiB calls on Open MPI 4.1.4). */
+#if defined(__has_attribute)
+#if __has_attribute(uninitialized)
+#define FILLED_BEFORE_READ __attribute__((uninitialized))
+#endif
+#endif
+#ifndef FILLED_BEFORE_READ
+#define FILLED_BEFORE_READ
+#endif
+
 /* A parsed "name:arg,k=v,k=v" spec. Commas inside [...] do not split, so
  * Slurm hostlists such as nodes=n[01-04,07] stay whole. */
 #define SPEC_MAX_KV 16

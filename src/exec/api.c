@@ -305,7 +305,7 @@ int tacio_file_set_view(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype, MPI
 {
     if (!f)
         return MPI_ERR_FILE;
-    struct exec_hints h;
+    struct exec_hints h FILLED_BEFORE_READ; /* 1.3 KB, read only where info set it */
     uint64_t digest;
     int local = view_local(f, disp, etype, filetype, datarep, info, &h, &digest);
     int rc = agree_hints(f->comm, digest, local);
@@ -319,7 +319,7 @@ int tacio_file_adopt_view(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype,
 {
     if (!f)
         return MPI_ERR_FILE;
-    struct exec_hints h;
+    struct exec_hints h FILLED_BEFORE_READ; /* 1.3 KB, read only where info set it */
     uint64_t digest;
     int rc = view_local(f, disp, etype, filetype, datarep, info, &h, &digest);
     f->view.err = rc;
@@ -349,7 +349,7 @@ int tacio_file_set_view_local(tacio_file_t f, MPI_Offset disp, MPI_Datatype etyp
 {
     if (!f)
         return MPI_ERR_FILE;
-    struct exec_hints h;
+    struct exec_hints h FILLED_BEFORE_READ; /* 1.3 KB, read only where info set it */
     uint64_t digest;
     int rc = view_local(f, disp, etype, filetype, datarep, info, &h, &digest);
     if (!rc)

@@ -74,7 +74,7 @@ static void peak_rows_find(void)
 
 void peaks_get(const struct call *c, int64_t v[NPEAKS])
 {
-    struct tacio_stats s;
+    struct tacio_stats s FILLED_BEFORE_READ; /* its peaks, which alone are read */
     peaks_to_stats(c, &s);
     pthread_once(&peak_once, peak_rows_find);
     for (int k = 0; k < NPEAKS; k++)
@@ -83,7 +83,7 @@ void peaks_get(const struct call *c, int64_t v[NPEAKS])
 
 void peaks_set(struct call *c, const int64_t v[NPEAKS])
 {
-    struct tacio_stats s;
+    struct tacio_stats s FILLED_BEFORE_READ; /* its peaks, which alone are read */
     pthread_once(&peak_once, peak_rows_find);
     for (int k = 0; k < NPEAKS; k++)
         *row_i64(&s, peak_row[k]) = v[k];
@@ -98,7 +98,7 @@ int call_agree_last(struct call *c, int local)
 {
     if (c->before_last_agreement)
         c->before_last_agreement(c);
-    int64_t v[NPEAKS + NKEPT];
+    int64_t v[NPEAKS + NKEPT] FILLED_BEFORE_READ;
     peaks_get(c, v);
     memcpy(v + NPEAKS, c->kept_check, sizeof c->kept_check);
     int rc = agree_max(c->f->comm, local, v, NPEAKS + (c->check_deferred ? NKEPT : 0));

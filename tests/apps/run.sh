@@ -62,7 +62,7 @@ run_compared() { # run_compared NAME EXE REF OUT STRATEGY DIFF...
 
 strategies="$*"
 hdf5() {
-    if "h5pcc.$kind" -o "$dir/hdf5_app.$kind" "$here/hdf5_app.c" >"$dir/apps_build.txt" 2>&1; then
+    if "h5pcc.$kind" $TEST_CFLAGS -o "$dir/hdf5_app.$kind" "$here/hdf5_app.c" >"$dir/apps_build.txt" 2>&1; then
         workload hdf5 "$dir/hdf5_app.$kind" h5 h5diff
     else
         ko "h5pcc.$kind hdf5_app.c:" && cat "$dir/apps_build.txt"
@@ -72,7 +72,7 @@ pnetcdf() {
     local pnc
     pnc=$(pnetcdf_mpi)
     [ "$kind" = "$pnc" ] || skip "PnetCDF is built against $pnc here, not $kind"
-    if "mpicc.$kind" -o "$dir/pnetcdf_app.$kind" "$here/pnetcdf_app.c" -lpnetcdf \
+    if "mpicc.$kind" $TEST_CFLAGS -o "$dir/pnetcdf_app.$kind" "$here/pnetcdf_app.c" -lpnetcdf \
         >"$dir/apps_build.txt" 2>&1; then
         workload pnetcdf "$dir/pnetcdf_app.$kind" nc ncmpidiff
         workload pnetcdf "$dir/pnetcdf_app.$kind" nc cmp

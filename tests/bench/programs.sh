@@ -22,7 +22,7 @@ iobench() {
     # its romio321 serves the plain runs (MPICH's launcher ignores the variable)
     export OMPI_MCA_io=romio321
     local exe=$dir/iobench.$kind out=$dir/iobench_out.txt
-    if ! "mpicc.$kind" -O2 -o "$exe" "$src/bench/io/iobench.c" -I"$src/include" \
+    if ! "mpicc.$kind" -O2 $TEST_CFLAGS -o "$exe" "$src/bench/io/iobench.c" -I"$src/include" \
         "$build/lib/libtacioplan.a" -lpthread -lm >"$out" 2>&1; then
         ko "building iobench:" && cat "$out" && return
     fi
@@ -44,7 +44,7 @@ iobench() {
 varn() {
     local exe=$dir/varn.$kind out=$dir/varn_out.txt
     [ "$kind" = "$(pnetcdf_mpi)" ] || return 0 # PnetCDF is built against the other MPI here
-    if ! "mpicc.$kind" -O2 -o "$exe" "$src/bench/io/varn.c" "$src/bench/io/gio.c" \
+    if ! "mpicc.$kind" -O2 $TEST_CFLAGS -o "$exe" "$src/bench/io/varn.c" "$src/bench/io/gio.c" \
         -I"$src/include" -lpnetcdf -L"$build/lib" -ltacio -Wl,-rpath,"$build/lib" >"$out" 2>&1; then
         ko "building varn:" && cat "$out" && return
     fi

@@ -24,7 +24,7 @@ mpicc_of() { [ "$1" = "$kind" ] && echo "${FUZZ_MPICC:-mpicc.$1}" || echo "mpicc
 mpiexec_of() { [ "$1" = "$kind" ] && echo "${FUZZ_MPIEXEC:-mpiexec.$1}" || echo "mpiexec.$1"; }
 
 build() { # KIND: the program with that MPI's compiler (it never links tacio)
-    "$(mpicc_of "$1")" -O1 -g -o "$work/diff_app.$1" "$here/diff_app.c" >"$work/cc.$1.log" 2>&1 ||
+    "$(mpicc_of "$1")" -O1 -g $TEST_CFLAGS -o "$work/diff_app.$1" "$here/diff_app.c" >"$work/cc.$1.log" 2>&1 ||
         { cat "$work/cc.$1.log"; exit 1; }
 }
 
