@@ -75,7 +75,10 @@ typedef struct tacio_file *tacio_file_t;
                                                       what a reused schedule pays (a call that     \
                                                       gathered its hosts first: less the pass that \
                                                       chose to, what its settled calls pay);       \
-                                                      auto's trials compare it */
+                                                      auto's trials compare it */                  \
+    X(int64_t, model_shuffle_us, "model_shuffle_us", TACIO_STAT_PLAN) /* predicted_us' shuffle     \
+                                                                         term alone */             \
+    X(int64_t, model_io_us, "model_io_us", TACIO_STAT_PLAN) /* ...and its I/O term alone */
 
 enum tacio_stat_scope { TACIO_STAT_RANK, TACIO_STAT_PLAN, TACIO_STAT_MAX };
 

@@ -127,6 +127,8 @@ static void plan_stats(const struct sched *s, struct tacio_stats *st)
     st->steps = s->nsteps;
     st->pipelined = s->pipelined;
     st->predicted_us = (int64_t)(s->plan->m.model_seconds * 1e6 + 0.5);
+    st->model_shuffle_us = (int64_t)(s->plan->m.model_shuffle * 1e6 + 0.5);
+    st->model_io_us = (int64_t)(s->plan->m.model_io * 1e6 + 0.5);
 }
 
 static void stats_json(const struct tacio_stats *s, int nprocs, FILE *out)

@@ -81,7 +81,8 @@ static double round_tails(const struct tacio_hints *h, const struct tacio_plan *
  *            gather and broadcast, the latter one message of 56 bytes per
  *            FD in chunks of 64 FDs down log2 p hops. */
 double model_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
-                     const struct tacio_plan *plan, const struct model_in *in)
+                     const struct tacio_plan *plan, const struct model_in *in, double *shuffle_out,
+                     double *io_out)
 {
     const struct metrics *m = &plan->m;
     double factor = plan_msg_factor(h, plan); /* of the network's terms */
@@ -94,6 +95,7 @@ double model_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
     double host = h->bw_node_io > 0 ? (double)m->max_host_bytes / h->bw_node_io : 0;
     double fs = (double)m->total_bytes / h->bw_fs;
     io = max2(max2(io, host), fs);
+    *shuffle_out = shuffle, *io_out = io;
     double lo = shuffle < io ? shuffle : io;
     double data = rounds > 1 ? max2(shuffle, io) + lo / rounds : shuffle + io;
     double hops = collective_hops(t->nprocs);

@@ -81,6 +81,9 @@ struct metrics {
     int naggs;
     int max_step_fanin; /* aggregators pulling from one host in one collection step */
     double model_seconds;
+    /* its shuffle and I/O terms, each alone, before rounds overlap them
+     * (model.c): what bench/io/model holds against the measured stages */
+    double model_shuffle, model_io;
 };
 
 /* The order in which an aggregator collects from its FD's senders: by rank,
@@ -360,9 +363,11 @@ struct model_in {
     int64_t max_copy; /* on-host bytes (from other ranks of its host) into the busiest one */
     int64_t max_msgs; /* messages into the busiest aggregator and out of the busiest sender */
 };
-/* auto's cost model: the plan's seconds (model.c's comment says how). */
+/* auto's cost model: the plan's seconds (model.c's comment says how);
+ * its shuffle and I/O terms in *shuffle and *io. */
 double model_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
-                     const struct tacio_plan *plan, const struct model_in *in);
+                     const struct tacio_plan *plan, const struct model_in *in, double *shuffle,
+                     double *io);
 
 /* the pipeline with an explicit strategy (auto runs it per candidate) */
 int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct tacio_plan **out);
