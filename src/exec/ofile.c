@@ -14,10 +14,28 @@ void view_release(struct fview *v)
 /* Any filetype is taken: what an access may do with it is checked by each
  * access (view_access), as MPI's rules are about the accessed typemap (a
  * negative displacement never comes here: api.c's view_local refuses it). */
+/* MPI's rules for a filetype, checked when the view is set, as ROMIO and
+ * OMPIO check them (MPI_ERR_TYPE), not at the first access: displacements
+ * nondecreasing, and in a file open for writing no two blocks overlapping
+ * (a read-only file may read a byte twice, which MPICH's ROMIO accepts
+ * here; tacio's accesses still refuse it). */
+static int filetype_valid(const struct tacio_file *f, const struct flat *ft)
+{
+    if (!ft->ordered)
+        return tacio_fail(TACIO_ETYPE, "the filetype's displacements go backwards: MPI requires "
+                                       "them nondecreasing");
+    if (!ft->monotonic && (f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)))
+        return tacio_fail(TACIO_ETYPE, "the filetype's blocks overlap, which MPI forbids in a "
+                                       "file open for writing");
+    return 0;
+}
+
 int view_install(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype)
 {
     struct fview v = {disp, 0, NULL, 0, ""};
     int esize = 0, rc = flatten_type(filetype, &v.ft);
+    if (!rc)
+        rc = filetype_valid(f, v.ft);
     if (!rc && MPI_Type_size(etype, &esize) != MPI_SUCCESS)
         rc = tacio_fail(TACIO_ETYPE, "the view's etype is not a valid datatype");
     if (!rc && (esize <= 0 || v.ft->size % esize))

@@ -68,8 +68,8 @@ static uint64_t mix(uint64_t h, int64_t v)
 
 /* What sealing a flat carries from one extent to the next. */
 struct seal {
-    int64_t sum, end;
-    bool monotonic;
+    int64_t sum, end, off;
+    bool monotonic, ordered;
 };
 
 /* Extent i of f into the seal and the hash lane h. */
@@ -79,7 +79,9 @@ static inline void seal_extent(struct flat *f, int64_t i, struct seal *s, uint64
     f->cum[i] = s->sum;
     s->sum += len;
     s->monotonic &= off >= s->end;
+    s->ordered &= off >= s->off;
     s->end = off + len;
+    s->off = off;
     *h = mix(mix(*h, off), len);
 }
 
@@ -87,7 +89,7 @@ static inline void seal_extent(struct flat *f, int64_t i, struct seal *s, uint64
 static void flat_seal(struct flat *f)
 {
     uint64_t h0 = mix(mix(mix(0, f->n), f->lb), f->extent), h1 = 1, h2 = 2, h3 = 3;
-    struct seal s = {0, INT64_MIN, true};
+    struct seal s = {0, INT64_MIN, INT64_MIN, true, true};
     int64_t i = 0;
     for (; i + HASH_LANES <= f->n; i += HASH_LANES) {
         seal_extent(f, i, &s, &h0);
@@ -100,6 +102,7 @@ static void flat_seal(struct flat *f)
     f->cum[f->n] = s.sum;
     f->size = s.sum;
     f->monotonic = s.monotonic;
+    f->ordered = s.ordered;
     f->hash = mix(mix(mix(h0, (int64_t)h1), (int64_t)h2), (int64_t)h3);
 }
 
@@ -190,7 +193,8 @@ int64_t flat_offset_of(const struct flat *f, int64_t s)
 /* One byte, tiled: the view of a rank that accesses nothing, so the
  * pattern's per-rank queries never look into an empty filetype. */
 static int64_t byte_zero = 0, byte_one = 1, byte_cum[2] = {0, 1};
-static const struct flat byte_flat = {1, &byte_zero, &byte_one, byte_cum, 1, 0, 1, true, 0, 1};
+static const struct flat byte_flat = {1, &byte_zero, &byte_one, byte_cum, 1, 0,
+                                      1, true,       true,      0,        1};
 
 static int64_t flat_span(const struct flat *ft)
 {

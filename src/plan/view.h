@@ -21,6 +21,7 @@ struct flat {
     int64_t size; /* cum[n]: bytes of data in one instance */
     int64_t lb, extent;
     bool monotonic; /* offsets nondecreasing and extents disjoint: usable as a filetype */
+    bool ordered;   /* offsets nondecreasing (extents may overlap): MPI's rule for any filetype */
     uint64_t hash;  /* of the extents, lb and extent: equal flats hash equal */
     int refs;       /* holders (flat_hold / flat_release); flat_finish makes one */
 };

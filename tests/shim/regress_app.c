@@ -7,7 +7,10 @@
  *   eof      a collective read crossing end-of-file reports the bytes read
  *            (PnetCDF moves data by that count);
  *   hints    ROMIO's cb_config_list forms and other ROMIO hints;
- *   split    halves of the job open different files at once.
+ *   split    halves of the job open different files at once;
+ *   badview  a filetype whose displacements go backwards, refused by
+ *            set_view itself (as ROMIO and OMPIO refuse it), not by the
+ *            next collective; the file then works with a good view.
  * Every file is checked with POSIX reads against its closed form. The MPIs'
  * own MPI-IO fail some of these (ROMIO writes the tile case to the wrong
  * offsets; ROMIO and OMPIO report a read past the end as whole), so the
@@ -240,6 +243,36 @@ static void case_split(const char *dir, MPI_Info info)
     MPI_Comm_free(&half);
 }
 
+static void case_badview(const char *dir, MPI_Comm comm, MPI_Info info)
+{
+    char path[512];
+    path_of(path, sizeof path, dir, "badview");
+    MPI_File fh = open_file(comm, path, info);
+    if (fh == MPI_FILE_NULL)
+        return;
+    MPI_Datatype back;
+    int lens[2] = {4, 4}, displs[2] = {8, 0}, cls = MPI_SUCCESS;
+    MPI_Type_indexed(2, lens, displs, MPI_BYTE, &back);
+    MPI_Type_commit(&back);
+    int rc = MPI_File_set_view(fh, 0, MPI_BYTE, back, "native", MPI_INFO_NULL);
+    MPI_Error_class(rc, &cls);
+    /* OMPIO and Open MPI's ROMIO say MPI_ERR_TYPE, MPICH's ROMIO MPI_ERR_IO */
+    check(cls == MPI_ERR_TYPE || cls == MPI_ERR_IO,
+          "badview: set_view of a filetype going backwards: class %d", cls);
+    MPI_Type_free(&back);
+    /* what a view that failed leaves differs among the MPIs (MPICH's ROMIO
+     * keeps part of it): the program sets a good one, as it would */
+    rc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    int v = 1000 + rank, w = -1;
+    MPI_Offset at = (MPI_Offset)sizeof(int) * rank;
+    rc = rc ? rc : MPI_File_write_at_all(fh, at, &v, 1, MPI_INT, MPI_STATUS_IGNORE);
+    rc = rc ? rc : MPI_File_read_at_all(fh, at, &w, 1, MPI_INT, MPI_STATUS_IGNORE);
+    check(rc == MPI_SUCCESS && w == v, "badview: after the refused view, error %d, read %d", rc, w);
+    MPI_File_close(&fh);
+    MPI_Barrier(comm);
+    check(posix_int_at(path, rank) == v, "badview: file int %d", rank);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -248,7 +281,7 @@ int main(int argc, char **argv)
     const char *dir = argc > 1 ? argv[1] : ".";
     if (rank == 0) { /* MPI_MODE_CREATE does not truncate: start from nothing */
         const char *names[] = {"tile",   "status", "hints0", "hints1", "hints2",
-                               "hints3", "hints4", "split0", "split1"};
+                               "hints3", "hints4", "split0", "split1", "badview"};
         for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
             char path[512];
             path_of(path, sizeof path, dir, names[i]);
@@ -267,6 +300,8 @@ int main(int argc, char **argv)
             case_hints(dir, MPI_COMM_WORLD);
         else if (!strcmp(argv[i], "split"))
             case_split(dir, MPI_INFO_NULL);
+        else if (!strcmp(argv[i], "badview"))
+            case_badview(dir, MPI_COMM_WORLD, MPI_INFO_NULL);
         else
             check(0, "unknown case '%s'", argv[i]);
     }
