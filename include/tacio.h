@@ -87,11 +87,12 @@ enum tacio_stat_scope { TACIO_STAT_RANK, TACIO_STAT_PLAN, TACIO_STAT_MAX };
  * built against an older, shorter struct gets the fields it knows. */
 struct tacio_stats {
     size_t size;
-    char op[16]; /**< "write_all", "read_at_all", ... */
-    char strategy[32];
+    char op[16];       /**< "write_all", "read_at_all", ... */
+    char strategy[32]; /**< the hint tacio_strategy ("auto" under auto) */
 #define TACIO_STATS_MEMBER(type, field, key, scope) type field;
     TACIO_STATS_FIELDS(TACIO_STATS_MEMBER)
 #undef TACIO_STATS_MEMBER
+    char planned[48]; /**< the strategy whose plan served the call ("" without a plan) */
 };
 #define TACIO_STATS_INIT                                                                           \
     {                                                                                              \

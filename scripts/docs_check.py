@@ -135,6 +135,11 @@ def check_stats(root, bad):
     for key in fields:
         if key not in table:
             bad.append(f"docs/usage.md: the statistics table lacks {key} (include/tacio.h)")
+    # the keys the JSON line writes before the table's rows (src/exec/call.c)
+    call = (root / "src/exec/call.c").read_text()
+    for key in re.findall(r'\\"(\w+)\\":', call):
+        if key not in table:
+            bad.append(f"docs/usage.md: the statistics table lacks {key} (src/exec/call.c)")
 
 
 def subcommands(tacio):

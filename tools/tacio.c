@@ -165,8 +165,8 @@ static int parse_value_opt(struct options *o, const char *name, char *val)
 static int parse_args(int argc, char **argv, struct options *o)
 {
     if (argc < 2 || (strcmp(argv[1], "plan") && strcmp(argv[1], "compare")))
-        return cli_error(
-            "expected a command: tacio plan|compare|platform|report|list ... (tacio --help)");
+        return cli_error("expected a command: tacio plan|compare|platform|report|list|wisdom ... "
+                         "(tacio --help)");
     o->cmd = argv[1];
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))

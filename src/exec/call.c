@@ -126,6 +126,8 @@ static void plan_stats(const struct sched *s, struct tacio_stats *st)
     st->rounds = s->rounds;
     st->steps = s->nsteps;
     st->pipelined = s->pipelined;
+    const struct tacio_plan *p = s->plan; /* auto's choice, or the strategy's own plan */
+    snprintf(st->planned, sizeof st->planned, "%s", p->choice[0] ? p->choice : p->strategy);
     st->predicted_us = (int64_t)(s->plan->m.model_seconds * 1e6 + 0.5);
     st->model_shuffle_us = (int64_t)(s->plan->m.model_shuffle * 1e6 + 0.5);
     st->model_io_us = (int64_t)(s->plan->m.model_io * 1e6 + 0.5);
@@ -133,7 +135,8 @@ static void plan_stats(const struct sched *s, struct tacio_stats *st)
 
 static void stats_json(const struct tacio_stats *s, int nprocs, FILE *out)
 {
-    fprintf(out, "{\"op\":\"%s\",\"strategy\":\"%s\",\"procs\":%d", s->op, s->strategy, nprocs);
+    fprintf(out, "{\"op\":\"%s\",\"strategy\":\"%s\",\"planned\":\"%s\",\"procs\":%d", s->op,
+            s->strategy, s->planned, nprocs);
     for (size_t i = 0; i < NROWS; i++) {
         const void *v = (const char *)s + rows[i].off;
         if (rows[i].is_double)

@@ -149,6 +149,7 @@ static void head_of(const struct tacio_plan *p, struct plan_head *h)
     h->m = p->m;
     memcpy(h->strategy, p->strategy, sizeof h->strategy);
     memcpy(h->detail, p->detail, sizeof h->detail);
+    memcpy(h->choice, p->choice, sizeof h->choice);
 }
 
 /* A rank other than 0: the plan from rank 0's CMD_DONE. */
@@ -165,6 +166,7 @@ static int plan_from_head(struct call *c, const struct order *o)
     p->mem_shortfall = h->mem_shortfall;
     memcpy(p->strategy, h->strategy, sizeof p->strategy);
     memcpy(p->detail, h->detail, sizeof p->detail);
+    memcpy(p->choice, h->choice, sizeof p->choice);
     int rc = partition_alloc(&p->part, (int)o->n);
     p->part.striped = o->striped;
     p->part.unit = o->unit;

@@ -24,6 +24,7 @@ struct plan_head {
     int64_t lap_cost;
     struct metrics m;
     char strategy[32], detail[160];
+    char choice[48]; /* auto's (tacio_plan.choice), which the stats name on every rank */
 };
 
 /* A broadcast from rank 0: a command, a partition's (or plan's) shape and

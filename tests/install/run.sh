@@ -19,6 +19,12 @@ rm -rf "$prefix" "$dir/consumer-cmake"
 cmake --install "$build" --prefix "$prefix" >"$dir/install.log" 2>&1 && ok ||
     { ko "cmake --install:"; cat "$dir/install.log"; }
 "$here/api_symbols.sh" "$prefix" && ok || ko "the installed libraries lack what the headers declare"
+# the installed pages find every image they show, and the licence is there
+docdir="$prefix/share/doc/tacio"
+missing=$(cd "$docdir" 2>/dev/null && grep -oh '](figures/[^)]*)' ./*.md | sed 's/^](//; s/)$//' |
+    sort -u | while read -r f; do [ -e "$f" ] || echo "$f"; done)
+[ -d "$docdir" ] && [ -z "$missing" ] && ok || ko "installed docs without their images: $missing"
+[ -s "$docdir/LICENSE" ] && ok || ko "no LICENSE in $docdir"
 run() { # run NAME WANT EXE: under the launcher, its output must hold WANT
     if LD_LIBRARY_PATH="$prefix/lib" timeout 60 "$launcher" -n 1 "$3" "$dir/consumer.dat" \
         >"$dir/consumer.log" 2>&1 && grep -q "$2" "$dir/consumer.log"

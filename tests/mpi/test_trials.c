@@ -91,6 +91,11 @@ static void record(tacio_file_t fh, struct seq *s, int k)
     struct tacio_stats st = TACIO_STATS_INIT;
     tacio_file_get_stats(fh, &st);
     s->trial[k] = st.trial, s->reused[k] = st.reused, s->independent[k] = st.independent;
+    /* the strategy whose plan served the call, not the hint's auto */
+    check_that(!strcmp(st.strategy, "auto") &&
+                   (st.independent ? !st.planned[0] : st.planned[0] && strcmp(st.planned, "auto")),
+               "call %d: strategy '%s', planned '%s' (independent %lld)", k, st.strategy,
+               st.planned, (long long)st.independent);
 }
 
 /* CALLS writes of the same data (value i * 3 + k at double i in call k);
