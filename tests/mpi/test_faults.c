@@ -178,6 +178,21 @@ static int view_write(tacio_file_t fh, MPI_Datatype ft, int count)
     return tacio_file_write_all(fh, buf, size * count, MPI_BYTE, MPI_STATUS_IGNORE);
 }
 
+/* A view whose filetype on the last rank is two 4-byte blocks at d0 and
+ * d1, which set_view must refuse on every rank (MPI_ERR_TYPE, the message
+ * naming substr). */
+static void refused_view(tacio_file_t fh, int d0, int d1, const char *what, const char *substr)
+{
+    MPI_Datatype two;
+    int lens[2] = {4, 4}, displs[2] = {d0, d1};
+    MPI_Type_indexed(2, lens, displs, MPI_BYTE, &two);
+    MPI_Type_commit(&two);
+    int rc = tacio_file_set_view(fh, 0, MPI_BYTE, rank == p - 1 ? two : MPI_BYTE, "native",
+                                 MPI_INFO_NULL);
+    expect_error(what, rc, MPI_ERR_TYPE, substr);
+    MPI_Type_free(&two);
+}
+
 /* Filetypes MPI refuses at set_view (displacements that go backwards;
  * blocks that overlap, the file open for writing), refused there on every
  * rank with MPI_ERR_TYPE, as ROMIO and OMPIO refuse them; then views MPI
@@ -194,23 +209,10 @@ static void bad_view(void)
     check_that(rc == MPI_SUCCESS, "open for the bad view");
     if (rc)
         return;
-    MPI_Datatype back, over, span, tight; /* the last rank's blocks go backwards, then overlap */
-    int lens[2] = {4, 4}, displs[2] = {8, 0};
-    MPI_Type_indexed(2, lens, displs, MPI_BYTE, &back);
-    MPI_Type_commit(&back);
-    rc = tacio_file_set_view(fh, 0, MPI_BYTE, rank == p - 1 ? back : MPI_BYTE, "native",
-                             MPI_INFO_NULL);
-    expect_error("a filetype going backwards", rc, MPI_ERR_TYPE, "backwards");
-    displs[0] = 0;
-    displs[1] = 2;
-    MPI_Type_indexed(2, lens, displs, MPI_BYTE, &over);
-    MPI_Type_commit(&over);
-    rc = tacio_file_set_view(fh, 0, MPI_BYTE, rank == p - 1 ? over : MPI_BYTE, "native",
-                             MPI_INFO_NULL);
-    expect_error("an overlapping filetype, open for writing", rc, MPI_ERR_TYPE, "overlap");
-    /* extent 4 below the span 12: one tile is fine, two overlap */
-    displs[0] = 0;
-    displs[1] = 8;
+    refused_view(fh, 8, 0, "a filetype going backwards", "backwards");
+    refused_view(fh, 0, 2, "an overlapping filetype, open for writing", "overlap");
+    MPI_Datatype span, tight; /* extent 4 below the span 12: one tile is fine, two overlap */
+    int lens[2] = {4, 4}, displs[2] = {0, 8};
     MPI_Type_indexed(2, lens, displs, MPI_BYTE, &span);
     MPI_Type_create_resized(span, 0, 4, &tight);
     MPI_Type_commit(&tight);
@@ -245,8 +247,6 @@ static void bad_view(void)
     MPI_Offset pos = -1;
     tacio_file_get_position(fh, &pos);
     check_that(pos == 16, "a refused seek leaves the pointer (at %lld)", (long long)pos);
-    MPI_Type_free(&back);
-    MPI_Type_free(&over);
     MPI_Type_free(&span);
     MPI_Type_free(&tight);
     tacio_file_close(&fh);
