@@ -92,6 +92,8 @@ struct tacio_stats {
 #define TACIO_STATS_MEMBER(type, field, key, scope) type field;
     TACIO_STATS_FIELDS(TACIO_STATS_MEMBER)
 #undef TACIO_STATS_MEMBER
+    /* planned is the last member: a field added to TACIO_STATS_FIELDS would
+     * move it, so fields added from now on go after it */
     char planned[48]; /**< the strategy whose plan served the call ("" without a plan) */
 };
 #define TACIO_STATS_INIT                                                                           \

@@ -15,7 +15,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # uninitialised locals filled with a fixed pattern as in the project's own
 # builds (CMakeLists.txt, TACIO_AUTO_VAR_INIT), so a program that reads one
 # fails on every run instead of by chance.
-CFLAGS = ["-O2", "-ftrivial-auto-var-init=pattern"]
+CFLAGS = ["-O2"] + (["-ftrivial-auto-var-init=pattern"] if subprocess.run(
+    ["cc", "-x", "c", "-ftrivial-auto-var-init=pattern", "-o", os.devnull, "-"],
+    input="int main(void) { return 0; }", capture_output=True,
+    text=True).returncode == 0 else [])
 
 
 def parse_kv(line):

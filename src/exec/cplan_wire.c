@@ -45,8 +45,10 @@ void order_bcast(struct call *c, struct order *o, const struct partition *src, i
         chunk_fill(c, o, src, 0, wpf);
     if (MPI_Bcast(o, sizeof *o, MPI_BYTE, 0, c->f->comm) == MPI_SUCCESS || c->f->rank == 0)
         return;
-    /* the order never came: fail the call rather than act on what the
-     * buffer held before */
+    /* the order never came: this rank fails rather than act on what the
+     * buffer held before. The communicator is broken then: ranks that got
+     * the order go on with it, and their next collective is the MPI's to
+     * fail, as no agreement over a broken communicator can be had. */
     memset(o, 0, sizeof *o);
     o->cmd = CMD_FAILED;
     note_failure(c, tacio_fail(TACIO_ECOMM, "the plan's broadcast from rank 0 failed"));

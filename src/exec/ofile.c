@@ -11,14 +11,14 @@ void view_release(struct fview *v)
     v->ft = NULL;
 }
 
-/* Any filetype is taken: what an access may do with it is checked by each
- * access (view_access), as MPI's rules are about the accessed typemap (a
- * negative displacement never comes here: api.c's view_local refuses it). */
 /* MPI's rules for a filetype, checked when the view is set, as ROMIO and
  * OMPIO check them (MPI_ERR_TYPE), not at the first access: displacements
  * nondecreasing, and in a file open for writing no two blocks overlapping
  * (a read-only file may read a byte twice, which MPICH's ROMIO accepts
- * here; tacio's accesses still refuse it). */
+ * here; tacio's accesses still refuse it). What crosses tiles is the
+ * access's business (view_access): a filetype whose extent is below its
+ * data span is legal for one tile (HDF5, PnetCDF). A negative displacement
+ * never comes here: api.c's view_checked refuses it. */
 static int filetype_valid(const struct tacio_file *f, const struct flat *ft)
 {
     if (!ft->ordered)
