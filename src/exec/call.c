@@ -126,11 +126,12 @@ static void plan_stats(const struct sched *s, struct tacio_stats *st)
     st->rounds = s->rounds;
     st->steps = s->nsteps;
     st->pipelined = s->pipelined;
-    const struct tacio_plan *p = s->plan; /* auto's choice, or the strategy's own plan */
+    const struct tacio_plan *p = s->plan;
+    /* auto's choice, or the strategy's own plan */
     snprintf(st->planned, sizeof st->planned, "%s", p->choice[0] ? p->choice : p->strategy);
-    st->predicted_us = (int64_t)(s->plan->m.model_seconds * 1e6 + 0.5);
-    st->model_shuffle_us = (int64_t)(s->plan->m.model_shuffle * 1e6 + 0.5);
-    st->model_io_us = (int64_t)(s->plan->m.model_io * 1e6 + 0.5);
+    st->predicted_us = (int64_t)(p->m.model_seconds * 1e6 + 0.5);
+    st->model_shuffle_us = (int64_t)(p->m.model_shuffle * 1e6 + 0.5);
+    st->model_io_us = (int64_t)(p->m.model_io * 1e6 + 0.5);
 }
 
 static void stats_json(const struct tacio_stats *s, int nprocs, FILE *out)

@@ -193,8 +193,16 @@ int64_t flat_offset_of(const struct flat *f, int64_t s)
 /* One byte, tiled: the view of a rank that accesses nothing, so the
  * pattern's per-rank queries never look into an empty filetype. */
 static int64_t byte_zero = 0, byte_one = 1, byte_cum[2] = {0, 1};
-static const struct flat byte_flat = {1, &byte_zero, &byte_one, byte_cum, 1, 0,
-                                      1, true,       true,      0,        1};
+static const struct flat byte_flat = {.n = 1,
+                                      .off = &byte_zero,
+                                      .len = &byte_one,
+                                      .cum = byte_cum,
+                                      .size = 1,
+                                      .lb = 0,
+                                      .extent = 1,
+                                      .monotonic = true,
+                                      .ordered = true,
+                                      .refs = 1};
 
 static int64_t flat_span(const struct flat *ft)
 {
