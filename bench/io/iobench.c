@@ -36,6 +36,10 @@
  *   collectives, timed as the calls are; no MPI-IO layer moves these bytes
  *   faster)
  * usage: iobench FILE PATTERN quick|full|SIZE REPS [BUDGET]
+ * PATTERN and SIZE may be lists, P1+P2+... and S1+S2+... (one SIZE: every
+ * pattern's): each shape in turn, its own file opened, written, read and
+ * closed in the one process, as a program that writes each shape once
+ * does (bench/io/shapes); its lines then end with shape=K.
  * BUDGET (seconds, default none): stop after the first timed repetition that
  * brings the timed calls past it, so that a configuration taking tens of
  * seconds a call (OMPIO's struct at full size) does not take the whole bench;
@@ -310,62 +314,55 @@ static void posix_ceiling(const char *path, double *buf, int64_t bytes, int reps
 /* t[0] is the warm-up's time, t[1..reps] the timed calls'. */
 static void print_times(const struct pattern *p, const char *op, int64_t bytes, const double *t,
                         int reps, int64_t wrong, long rss, double fpc, int64_t runs,
-                        double run_bytes, double ceiling)
+                        double run_bytes, double ceiling, int shape)
 {
     printf("pattern=%s op=%s np=%d bytes=%lld times=", p->name, op, p->np, (long long)bytes);
     for (int i = 1; i <= reps; i++)
         printf("%s%.6f", i > 1 ? "," : "", t[i]);
     printf(" wrong=%lld maxrss_kib=%ld faults_per_call=%.1f runs=%lld first=%.6f run_bytes=%.0f "
-           "ceiling=%.6f\n",
+           "ceiling=%.6f",
            (long long)wrong, rss, fpc, (long long)runs, t[0], run_bytes, ceiling);
+    if (shape >= 0)
+        printf(" shape=%d", shape);
+    printf("\n");
 }
 
-int main(int argc, char **argv)
+/* One shape: its file written and read reps + 1 times (the first warms
+ * up), checked, and its lines printed (with shape=K when the run has more
+ * than one). Returns whether any value was wrong. */
+static int run_shape(const char *path, struct pattern *p, int reps, double budget, int shape)
 {
-    MPI_Init(&argc, &argv);
-    struct pattern p;
-    if (argc < 5 || argc > 6 || pattern_init(&p, argv[2], argv[3])) {
-        int rank;
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        if (!rank)
-            fprintf(stderr, "usage: iobench FILE cube|coarse|btio(q^2 ranks)|collperf|ior|struct "
-                            "quick|full|SIZE REPS [BUDGET]\n");
-        MPI_Finalize();
-        return 2;
-    }
-    int reps = atoi(argv[4]);
-    double budget = argc == 6 ? atof(argv[5]) : 0, spent = 0;
+    double spent = 0;
     int64_t count = 0;
-    pieces_of(&p, count_piece, &count);
+    pieces_of(p, count_piece, &count);
     double *buf = malloc(sizeof(double) * (size_t)(count ? count : 1));
     double *tw = calloc((size_t)reps + 1, sizeof(double)),
            *tr = calloc((size_t)reps + 1, sizeof(double));
-    if (!p.rank)
-        unlink(argv[1]);
+    if (!p->rank)
+        unlink(path);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_File fh;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); /* MPI_File_open reports here */
-    check(
-        MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
-        "MPI_File_open");
-    check(MPI_File_set_view(fh, 0, MPI_DOUBLE, p.filetype, "native", MPI_INFO_NULL),
+    check(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
+          "MPI_File_open");
+    check(MPI_File_set_view(fh, 0, MPI_DOUBLE, p->filetype, "native", MPI_INFO_NULL),
           "MPI_File_set_view");
     int64_t wrong_read = 0;
+    faults = 0;
     for (int i = 0; i <= reps; i++) { /* i == 0 warms up: file allocated, caches primed */
         struct walk w = {buf, 0, 0, i + 1, 0};
-        pieces_of(&p, fill_or_check, &w);
+        pieces_of(p, fill_or_check, &w);
         tw[i] = timed(fh, buf, count, 1, i > 0);
         memset(buf, 0xff, sizeof(double) * (size_t)count);
         tr[i] = timed(fh, buf, count, 0, i > 0);
         w = (struct walk){buf, 0, 0, i + 1, 1};
-        pieces_of(&p, fill_or_check, &w);
+        pieces_of(p, fill_or_check, &w);
         wrong_read += w.wrong;
         spent += i > 0 ? tw[i] + tr[i] : 0; /* agreed: the same on every rank */
         if (budget > 0 && i > 0 && spent >= budget)
             reps = i; /* every rank leaves after the same repetition */
     }
     check(MPI_File_close(&fh), "MPI_File_close");
-    int64_t wrong_file = check_file(&p, argv[1], reps + 1), wf, wr, bytes = count * 8, total;
+    int64_t wrong_file = check_file(p, path, reps + 1), wf, wr, bytes = count * 8, total;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     long rss = ru.ru_maxrss, maxrss, most_faults = 0; /* rank 0's alone is the maximum */
@@ -377,23 +374,65 @@ int main(int argc, char **argv)
     MPI_Reduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     struct runs mine = {0, 0};
     int64_t runs = 0, all_runs = 0;
-    pieces_of(&p, count_run, &mine);
+    pieces_of(p, count_run, &mine);
     MPI_Reduce(&mine.n, &runs, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&mine.n, &all_runs, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     double ceiling[2];
-    posix_ceiling(argv[1], buf, bytes, reps > 0 ? reps : 1, ceiling);
-    if (!p.rank) {
+    posix_ceiling(path, buf, bytes, reps > 0 ? reps : 1, ceiling);
+    if (!p->rank) {
         double run_bytes = all_runs ? (double)total / (double)all_runs : 0;
-        print_times(&p, "write", total, tw, reps, wf, maxrss, fpc, runs, run_bytes, ceiling[0]);
-        print_times(&p, "read", total, tr, reps, wr, maxrss, fpc, runs, run_bytes, ceiling[1]);
+        print_times(p, "write", total, tw, reps, wf, maxrss, fpc, runs, run_bytes, ceiling[0],
+                    shape);
+        print_times(p, "read", total, tr, reps, wr, maxrss, fpc, runs, run_bytes, ceiling[1],
+                    shape);
+        unlink(path);
     }
-    if (!p.rank)
-        unlink(argv[1]);
-    MPI_Type_free(&p.filetype);
-    pattern_release(&p);
     free(buf);
     free(tw);
     free(tr);
-    MPI_Finalize();
     return wf || wr;
+}
+
+/* The '+'-separated item k of list (the whole list when it has none),
+ * in out; false past its end. */
+static int list_item(const char *list, int k, char *out, size_t cap)
+{
+    for (int i = 0; i < k; i++) {
+        list = strchr(list, '+');
+        if (!list++)
+            return 0;
+    }
+    size_t n = strcspn(list, "+");
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), list);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); /* MPI_File_open reports here */
+    int rank, usage = argc < 5 || argc > 6, failed = 0, shapes = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char name[64], size[64];
+    while (!usage && list_item(argv[2], shapes, name, sizeof name))
+        shapes++;
+    for (int k = 0; !usage && k < shapes && !failed; k++) {
+        struct pattern p;
+        list_item(argv[2], k, name, sizeof name);
+        if (!list_item(argv[3], k, size, sizeof size))
+            list_item(argv[3], 0, size, sizeof size); /* one size for every shape */
+        if (pattern_init(&p, name, size)) {
+            usage = 1;
+            break;
+        }
+        failed = run_shape(argv[1], &p, atoi(argv[4]), argc == 6 ? atof(argv[5]) : 0,
+                           shapes > 1 ? k : -1);
+        MPI_Type_free(&p.filetype);
+        pattern_release(&p);
+    }
+    if (usage && !rank)
+        fprintf(stderr, "usage: iobench FILE cube|coarse|btio(q^2 ranks)|collperf|ior|struct"
+                        "[+PATTERN...] quick|full|SIZE[+SIZE...] REPS [BUDGET]\n");
+    MPI_Finalize();
+    return usage ? 2 : failed;
 }

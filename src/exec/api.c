@@ -8,6 +8,7 @@
 #include "coll.h"
 #include "fault.h"
 #include "hosts.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -232,8 +233,10 @@ int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, t
     }
     print_hints(f);
     warm_open();
-    if (f->rank == 0) /* the planner's rank */
+    if (f->rank == 0) { /* the planner's rank */
         learned_open(&f->learned, f->hints.wisdom, f->topo, f->fd);
+        f->fit = profile_fit(&f->learned.at);
+    }
     *fh = f;
     return MPI_SUCCESS;
 }

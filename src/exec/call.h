@@ -119,6 +119,13 @@ static inline const char *call_nodes_choice(const struct call *c)
     return c->planning.on_nodes ? c->planning.choice : NULL;
 }
 
+/* auto's model fitted on this process's calls in the call's direction
+ * (profile.h; rank 0), or NULL. */
+static inline struct model_fit *call_fit(const struct call *c)
+{
+    return c->f->fit ? &c->f->fit[c->is_write] : NULL;
+}
+
 static inline void meta_add(struct call *c, int64_t bytes)
 {
     c->use.meta += bytes;

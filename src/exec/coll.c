@@ -92,6 +92,18 @@ static void trials_after(struct call *c)
         learned_first_call(l, &t->key, o.choice, o.slowest, (int)c->f->hints.auto_trials + 1);
 }
 
+/* Rank 0: a successful call that ran a plan, for auto's fitted model:
+ * its plan's terms against what it paid (move_us: the slowest rank's call
+ * less its planning, what the terms price). A call whose hosts gathered
+ * first is left out: the plan it ran was made on the gathered accesses,
+ * whose terms leave the gathering out. */
+static void fit_after(const struct call *c)
+{
+    const struct tacio_plan *plan = c->s ? c->s->plan : NULL;
+    if (call_fit(c) && plan && !c->s->independent && !c->use.node_aggregated && c->use.agreed)
+        fit_observe(call_fit(c), &plan->m.terms, (double)c->use.move_us * 1e-6);
+}
+
 void coll_trials_close(struct tacio_file *f)
 {
     for (int w = 0; w < 2; w++) {
@@ -429,6 +441,7 @@ int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t c
         trials_start(&c); /* whatever it tried (or a moved shape) starts over */
         drop_schedules(&c);
     } else {
+        fit_after(&c);
         trials_after(&c);
         settle_aside(&c);
         keep_schedule(&c);

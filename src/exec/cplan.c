@@ -109,7 +109,9 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
                            .threads = 1,
                            .may_aggregate_nodes = may_aggregate_nodes,
                            .trial = c->planning.trial,
-                           .nodes_choice = call_nodes_choice(c)};
+                           .nodes_choice = call_nodes_choice(c),
+                           .fit = fit_current(call_fit(c))};
+    summary_pieces(all, words, f->nprocs, &ctx.max_pieces, &ctx.total_pieces);
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);
     ctx.recalled = recalled;

@@ -261,7 +261,8 @@ int ask_distribution(struct call *c, struct tacio_pattern **pat)
                            .topo = c->f->topo,
                            .h = &c->f->hints.core,
                            .threads = 1,
-                           .nodes_choice = call_nodes_choice(c)};
+                           .nodes_choice = call_nodes_choice(c),
+                           .fit = fit_current(call_fit(c))};
     pattern_range(*pat, &ctx.lo, &ctx.hi);
     bool want = false;
     int64_t gather = 8 * (int64_t)SUMMARY_WORDS * c->f->nprocs;
@@ -288,6 +289,16 @@ static uint64_t mix(uint64_t h, int64_t v)
     for (int i = 0; i < 8; i++, v >>= 8) /* FNV-1a, a byte at a time */
         h = (h ^ (uint64_t)(v & 0xff)) * 1099511628211ull;
     return h;
+}
+
+void summary_pieces(const int64_t *all, int words, int p, int64_t *most, int64_t *total)
+{
+    *most = *total = 0;
+    for (int r = 0; r < p; r++) {
+        int64_t n = summary_of((int64_t *)all, words, r)[3];
+        *most = max64(*most, n);
+        *total += n;
+    }
 }
 
 uint64_t summary_signature(const int64_t *all, int words, int p)

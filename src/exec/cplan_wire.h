@@ -75,6 +75,9 @@ int check_summaries(struct call *c, int64_t *all, int words);
 int decide_independent(struct call *c, int64_t *all, int words);
 int summary_pattern(const struct call *c, int64_t *all, int words, struct tacio_pattern **out);
 int ask_distribution(struct call *c, struct tacio_pattern **pat);
+/* The most pieces one rank's access has and all ranks' (auto's model
+ * prices them: plan_ctx.max_pieces). */
+void summary_pieces(const int64_t *all, int words, int p, int64_t *most, int64_t *total);
 /* The access shape's signature in the gathered summaries (wisdom's key):
  * every rank's flags, runs and pieces, not its hints digest; the runs'
  * offsets from the lowest of any rank, so that a time step's shape at a

@@ -79,6 +79,11 @@ static void say(const struct learned *l, const char *what)
 
 void learned_open(struct learned *l, const char *path, const struct tacio_topo *topo, int fd)
 {
+    l->at.ranks = topo->nprocs;
+    hosts_of(topo, &l->at.hosts, &l->at.per_host);
+    mpi_of(l->at.mpi, sizeof l->at.mpi);
+    fs_of(fd, l->at.fs, sizeof l->at.fs);
+    machine_of(l->at.machine, sizeof l->at.machine);
     if (!path[0] || !(l->path = strdup(path)))
         return;
     bool missing;
@@ -88,11 +93,6 @@ void learned_open(struct learned *l, const char *path, const struct tacio_topo *
         snprintf(why, sizeof why, "ignored: %s", tacio_last_error());
         say(l, why);
     }
-    l->at.ranks = topo->nprocs;
-    hosts_of(topo, &l->at.hosts, &l->at.per_host);
-    mpi_of(l->at.mpi, sizeof l->at.mpi);
-    fs_of(fd, l->at.fs, sizeof l->at.fs);
-    machine_of(l->at.machine, sizeof l->at.machine);
 }
 
 void learned_close(struct learned *l)

@@ -27,8 +27,9 @@ struct learned {
     bool unusable;        /* it could not be read at open: said once, and left alone */
 };
 
-/* At open, on rank 0 (path "": no wisdom): the file's entries and the key's
- * fixed parts (the job on topo, the file system of descriptor fd). */
+/* At open, on rank 0: the key's fixed parts (the job on topo, the file
+ * system of descriptor fd), which also sign the machine's fitted model
+ * (profile.h), and the file's entries (path "": no wisdom). */
 void learned_open(struct learned *l, const char *path, const struct tacio_topo *topo, int fd);
 /* At close: what the run learned, merged into the file. */
 void learned_close(struct learned *l);

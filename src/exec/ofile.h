@@ -65,6 +65,9 @@ struct tacio_file {
     struct sched *aside[2];
     struct trials trials[2]; /* [is_write]: auto's, on calls that repeat a shape */
     struct learned learned;  /* auto's wisdom file (rank 0) */
+    /* auto's models fitted on the calls of this process on this machine
+     * signature, [is_write] (profile.h; rank 0, NULL elsewhere) */
+    struct model_fit *fit;
 };
 
 /* Installs a view (holding the filetype's flattening, so the caller may

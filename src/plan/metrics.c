@@ -321,8 +321,8 @@ static int tally_finish(const struct plan_ctx *ctx, struct tacio_plan *plan, str
     free(host_bytes);
     max_link(t, plan);
     int rc = step_fanin(t, plan, &T->P, &plan->m.max_step_fanin);
-    plan->m.model_seconds =
-        model_seconds(t, ctx->h, plan, &in, &plan->m.model_shuffle, &plan->m.model_io);
+    model_terms(ctx, plan, &in, &plan->m.terms);
+    model_rate(ctx, plan);
     return rc;
 }
 

@@ -55,7 +55,8 @@ static double round_tails(const struct tacio_hints *h, const struct tacio_plan *
     return (rounds - 1) * (double)plan->m.max_agg_mem / slow; /* the largest window */
 }
 
-/* auto's cost model, in seconds (docs/strategies.md, "auto's cost model"):
+/* auto's cost model's terms, in seconds at the hints' rates (docs/strategies.md,
+ * "auto's cost model"; fit.h weighs them by what the calls measured):
  *   shuffle  the slowest of: the busiest link, the busiest aggregator's NIC
  *            (off-host bytes), both at the share of their rate bw_factors
  *            gives the shuffle's mean crossing message (small messages
@@ -73,35 +74,49 @@ static double round_tails(const struct tacio_hints *h, const struct tacio_plan *
  *            512 ranks: 5-8 ms of excess a round against 6.7 ms predicted,
  *            docs/strategies.md, "auto's cost model");
  *   both     pipelined rounds (more than one) overlap them: the longer one
- *            plus the shorter's share of one round; one round adds them;
- *   fixed    a latency per round (a round's messages fly at once, LogP's
+ *            plus the shorter's share of one round; one round adds them
+ *            (terms_seconds, fit.c);
+ *   messages a latency per round (a round's messages fly at once, LogP's
  *            L) and the busiest aggregator's and the busiest sender's
  *            messages one after another at msg_overhead each (LogP's o);
- *            an agreement (log2 p latencies) per round, and the plan's
- *            gather and broadcast, the latter one message of 56 bytes per
- *            FD in chunks of 64 FDs down log2 p hops. */
-double model_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
-                     const struct tacio_plan *plan, const struct model_in *in, double *shuffle_out,
-                     double *io_out)
+ *   fixed    an agreement (log2 p latencies) per round and two more, and
+ *            the plan's broadcast: one message of 56 bytes per FD in
+ *            chunks of 64 FDs down log2 p hops;
+ *   gather   node aggregation's (pipeline.c, gather_seconds);
+ *   pieces   the contiguous pieces the busiest rank packs and the busiest
+ *            aggregator's share of all (ctx's counts, where the engine
+ *            gave them), in units of PIECE_SECONDS: the built-in model
+ *            prices none, the fit learns their cost. */
+void model_terms(const struct plan_ctx *ctx, const struct tacio_plan *plan,
+                 const struct model_in *in, struct model_terms *out)
 {
+    const struct tacio_topo *t = ctx->topo;
+    const struct tacio_hints *h = ctx->h;
     const struct metrics *m = &plan->m;
     double factor = plan_msg_factor(h, plan); /* of the network's terms */
     double net = plan_link_seconds(t, h, plan) / factor;
     double nic = (double)in->max_nic / h->bw_link / factor;
     double copy = (double)in->max_copy / h->bw_copy;
     double rounds = (double)max64(1, m->rounds);
-    double shuffle = max2(max2(net, nic), copy) + round_tails(h, plan, rounds) / factor;
     double io = (double)m->max_agg_bytes / h->bw_agg_io;
     double host = h->bw_node_io > 0 ? (double)m->max_host_bytes / h->bw_node_io : 0;
     double fs = (double)m->total_bytes / h->bw_fs;
-    io = max2(max2(io, host), fs);
-    *shuffle_out = shuffle, *io_out = io;
-    double lo = shuffle < io ? shuffle : io;
-    double data = rounds > 1 ? max2(shuffle, io) + lo / rounds : shuffle + io;
     double hops = collective_hops(t->nprocs);
-    double agreements = (rounds + 2) * hops * h->latency;
     double plan_bcast =
         (ceil(plan->part.n / 64.0) * h->latency + 56.0 * plan->part.n / h->bw_link) * hops;
-    double messages = rounds * h->latency + (double)in->max_msgs * h->msg_overhead;
-    return data + messages + agreements + plan_bcast;
+    double pieces = (double)ctx->max_pieces + (double)ctx->total_pieces / max2(1, m->naggs);
+    *out = (struct model_terms){.rounds = rounds};
+    out->v[TERM_SHUFFLE] = max2(max2(net, nic), copy) + round_tails(h, plan, rounds) / factor;
+    out->v[TERM_IO] = max2(max2(io, host), fs);
+    out->v[TERM_MESSAGES] = rounds * h->latency + (double)in->max_msgs * h->msg_overhead;
+    out->v[TERM_FIXED] = (rounds + 2) * hops * h->latency + plan_bcast;
+    out->v[TERM_PIECES] = pieces * PIECE_SECONDS;
+}
+
+void model_rate(const struct plan_ctx *ctx, struct tacio_plan *plan)
+{
+    struct metrics *m = &plan->m;
+    m->model_seconds = fit_seconds(ctx->fit, &m->terms);
+    m->model_shuffle = fit_term(ctx->fit, &m->terms, TERM_SHUFFLE);
+    m->model_io = fit_term(ctx->fit, &m->terms, TERM_IO);
 }

@@ -229,7 +229,8 @@ int plan_node_aggregated(const struct plan_ctx *ctx, const struct tacio_plan *p,
         tacio_plan_free(v);
         return rc;
     }
-    v->m.model_seconds += gather_seconds(ctx, &v->cmat);
+    v->m.terms.v[TERM_GATHER] = gather_seconds(ctx, &v->cmat);
+    model_rate(ctx, v);
     *out = v;
     return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "../base/util.h"
 #include "../topo/topo.h"
+#include "fit.h"
 #include "pattern.h"
 
 #include <stdbool.h>
@@ -84,6 +85,8 @@ struct metrics {
     /* its shuffle and I/O terms, each alone, before rounds overlap them
      * (model.c): what bench/io/model holds against the measured stages */
     double model_shuffle, model_io;
+    /* the terms at the hints' rates, which the fit weighs (fit.h) */
+    struct model_terms terms;
 };
 
 /* The order in which an aggregator collects from its FD's senders: by rank,
@@ -175,6 +178,12 @@ struct plan_ctx {
      * S at K there, as the model rated it (trial then only labels it a
      * trial); NULL: not on gathered accesses */
     const char *nodes_choice;
+    /* auto's model fitted on this process's calls (fit.h); NULL: the
+     * built-in model */
+    const struct model_fit *fit;
+    /* the contiguous pieces of the busiest rank's access and of all
+     * ranks' (the model's pieces term; 0: not known) */
+    int64_t max_pieces, total_pieces;
 };
 /* The most candidates of the model a trial may ask for (trial <= 1 + this). */
 #define AUTO_TRIALS_MAX 8
@@ -363,11 +372,13 @@ struct model_in {
     int64_t max_copy; /* on-host bytes (from other ranks of its host) into the busiest one */
     int64_t max_msgs; /* messages into the busiest aggregator and out of the busiest sender */
 };
-/* auto's cost model: the plan's seconds (model.c's comment says how);
- * its shuffle and I/O terms in *shuffle and *io. */
-double model_seconds(const struct tacio_topo *t, const struct tacio_hints *h,
-                     const struct tacio_plan *plan, const struct model_in *in, double *shuffle,
-                     double *io);
+/* auto's cost model's terms for plan (model.c's comment says what each
+ * prices), at the hints' rates. */
+void model_terms(const struct plan_ctx *ctx, const struct tacio_plan *plan,
+                 const struct model_in *in, struct model_terms *out);
+/* The plan's model_seconds, model_shuffle and model_io from its terms,
+ * weighed by ctx's fit (NULL: the built-in model). */
+void model_rate(const struct plan_ctx *ctx, struct tacio_plan *plan);
 
 /* the pipeline with an explicit strategy (auto runs it per candidate) */
 int plan_run(const struct plan_ctx *ctx, const struct tacio_strategy *s, struct tacio_plan **out);

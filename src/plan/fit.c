@@ -1,0 +1,239 @@
+/* auto's cost model fitted on the calls (fit.h says what and why). */
+#include "fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The built-in model's multipliers: every rate as the hints give it; no
+ * cost a piece (the model it replaces priced none). */
+static const double prior[NTERMS] = {1, 1, 1, 1, 1, 0};
+
+/* How many calls' weight the pull towards the calls' median ratio has.
+ * It decides only what no call tells apart (any weight above 0 holds a
+ * term the calls do not have at the median ratio); everywhere else it
+ * biases the fit towards that ratio: at 1 call's weight a machine whose
+ * terms were 1.3x to 20x the built-in rates was still off by 2x on its
+ * I/O after 40 exact calls (tests/unit/test_fit.c), at 0.05 by 1%. */
+#define FIT_PRIOR_WEIGHT 0.05
+/* Reweighting passes: each takes the branch of the overlap (terms_seconds)
+ * and the calls' weights from the last. */
+#define FIT_PASSES 8
+/* The least residual scale the weights take: calls within 10% of the fit
+ * all count (a fit that matches every call closely must not make a 15%
+ * call an outlier). */
+#define FIT_SPREAD_MIN 0.1
+
+static const char *const names[NTERMS] = {"shuffle", "io", "messages", "fixed", "gather", "pieces"};
+
+const char *fit_term_name(enum model_term k)
+{
+    return k >= 0 && k < NTERMS ? names[k] : "?";
+}
+
+void fit_init(struct model_fit *f)
+{
+    memset(f, 0, sizeof *f);
+    memcpy(f->coef, prior, sizeof f->coef);
+}
+
+/* The terms as the multipliers coef weigh them: the model is linear in
+ * them but for the overlap of rounds, which counts the longer of the
+ * exchange and the I/O whole and the shorter once a round (model.c). */
+static void weighed(const struct model_terms *x, const double *coef, double e[NTERMS])
+{
+    memcpy(e, x->v, sizeof x->v);
+    if (x->rounds <= 1)
+        return;
+    if (coef[TERM_SHUFFLE] * x->v[TERM_SHUFFLE] >= coef[TERM_IO] * x->v[TERM_IO])
+        e[TERM_IO] /= x->rounds;
+    else
+        e[TERM_SHUFFLE] /= x->rounds;
+}
+
+double terms_seconds(const struct model_terms *x, const double *coef)
+{
+    coef = coef ? coef : prior;
+    double e[NTERMS], s = 0;
+    weighed(x, coef, e);
+    for (int k = 0; k < NTERMS; k++)
+        s += coef[k] * e[k];
+    return s;
+}
+
+double fit_seconds(const struct model_fit *f, const struct model_terms *x)
+{
+    return terms_seconds(x, f ? f->coef : NULL);
+}
+
+double fit_term(const struct model_fit *f, const struct model_terms *x, enum model_term k)
+{
+    return (f ? f->coef : prior)[k] * x->v[k];
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The calls' median of their seconds over the built-in model's: how much
+ * slower this machine is than the rates say, all terms alike. */
+static double median_ratio(const struct model_fit *f)
+{
+    double r[FIT_WINDOW];
+    for (int i = 0; i < f->n; i++)
+        r[i] = f->calls[i].seconds / terms_seconds(&f->calls[i].x, prior);
+    return median_of(r, f->n);
+}
+
+/* Each call's weight (Cauchy) from its relative residual under coef. */
+static void weights(const struct model_fit *f, const double *coef, double *w)
+{
+    double r[FIT_WINDOW], a[FIT_WINDOW];
+    for (int i = 0; i < f->n; i++) {
+        r[i] = terms_seconds(&f->calls[i].x, coef) / f->calls[i].seconds - 1;
+        a[i] = fabs(r[i]);
+    }
+    double scale = 2 * median_of(a, f->n);
+    scale = scale > FIT_SPREAD_MIN ? scale : FIT_SPREAD_MIN;
+    for (int i = 0; i < f->n; i++)
+        w[i] = 1 / (1 + (r[i] / scale) * (r[i] / scale));
+}
+
+/* The normal equations of the weighted relative errors, each term pulled
+ * towards target by FIT_PRIOR_WEIGHT calls' worth of its own scale. */
+static void normal_equations(const struct model_fit *f, const double *coef, const double *w,
+                             const double *target, double A[NTERMS][NTERMS], double b[NTERMS])
+{
+    memset(A, 0, sizeof(double) * NTERMS * NTERMS);
+    memset(b, 0, sizeof(double) * NTERMS);
+    double scale[NTERMS] = {0}, total = 0;
+    for (int i = 0; i < f->n; i++) {
+        double e[NTERMS];
+        weighed(&f->calls[i].x, coef, e);
+        for (int j = 0; j < NTERMS; j++)
+            e[j] /= f->calls[i].seconds;
+        for (int j = 0; j < NTERMS; j++) {
+            b[j] += w[i] * e[j];
+            scale[j] += w[i] * e[j] * e[j];
+            for (int k = 0; k < NTERMS; k++)
+                A[j][k] += w[i] * e[j] * e[k];
+        }
+        total += w[i];
+    }
+    for (int j = 0; j < NTERMS; j++) {
+        /* a term no call has (no gathering) stays at its target */
+        double s = scale[j] / total > 1e-12 ? scale[j] / total : 1e-12;
+        A[j][j] += FIT_PRIOR_WEIGHT * s;
+        b[j] += FIT_PRIOR_WEIGHT * s * target[j];
+    }
+}
+
+/* Solves A c = b over the free terms (the others held at 0), by Gaussian
+ * elimination with partial pivoting; false where it is singular. */
+static bool solve_free(double A[NTERMS][NTERMS], const double b[NTERMS], const bool *is_free,
+                       double c[NTERMS])
+{
+    int idx[NTERMS], n = 0;
+    for (int j = 0; j < NTERMS; j++)
+        if (is_free[j])
+            idx[n++] = j;
+    double M[NTERMS][NTERMS + 1];
+    for (int r = 0; r < n; r++) {
+        for (int k = 0; k < n; k++)
+            M[r][k] = A[idx[r]][idx[k]];
+        M[r][n] = b[idx[r]];
+    }
+    for (int p = 0; p < n; p++) {
+        int best = p;
+        for (int r = p + 1; r < n; r++)
+            if (fabs(M[r][p]) > fabs(M[best][p]))
+                best = r;
+        if (!(fabs(M[best][p]) > 0))
+            return false;
+        for (int k = 0; k <= n; k++) {
+            double t = M[p][k];
+            M[p][k] = M[best][k], M[best][k] = t;
+        }
+        for (int r = p + 1; r < n; r++) {
+            double q = M[r][p] / M[p][p];
+            for (int k = p; k <= n; k++)
+                M[r][k] -= q * M[p][k];
+        }
+    }
+    double x[NTERMS];
+    for (int r = n - 1; r >= 0; r--) {
+        double s = M[r][n];
+        for (int k = r + 1; k < n; k++)
+            s -= M[r][k] * x[k];
+        x[r] = s / M[r][r];
+    }
+    memset(c, 0, sizeof(double) * NTERMS);
+    for (int r = 0; r < n; r++)
+        c[idx[r]] = x[r];
+    return true;
+}
+
+/* The least squares with every multiplier at least 0: a term that comes
+ * out negative is held at 0 and the others solved again. */
+static bool solve_nonnegative(double A[NTERMS][NTERMS], const double b[NTERMS], double c[NTERMS])
+{
+    bool is_free[NTERMS];
+    for (int j = 0; j < NTERMS; j++)
+        is_free[j] = true;
+    for (int round = 0; round < NTERMS; round++) {
+        if (!solve_free(A, b, is_free, c))
+            return false;
+        int worst = -1;
+        for (int j = 0; j < NTERMS; j++)
+            if (is_free[j] && c[j] < 0 && (worst < 0 || c[j] < c[worst]))
+                worst = j;
+        if (worst < 0)
+            return true;
+        is_free[worst] = false;
+    }
+    return false;
+}
+
+static void refit(struct model_fit *f)
+{
+    double ratio = median_ratio(f), target[NTERMS], coef[NTERMS];
+    for (int j = 0; j < NTERMS; j++)
+        target[j] = coef[j] = ratio * prior[j];
+    for (int pass = 0; pass < FIT_PASSES; pass++) {
+        double w[FIT_WINDOW], A[NTERMS][NTERMS], b[NTERMS], next[NTERMS];
+        weights(f, coef, w);
+        normal_equations(f, coef, w, target, A, b);
+        if (!solve_nonnegative(A, b, next))
+            break; /* keep the last pass's (the median ratio's at worst) */
+        memcpy(coef, next, sizeof coef);
+    }
+    memcpy(f->coef, coef, sizeof coef);
+}
+
+void fit_observe(struct model_fit *f, const struct model_terms *x, double seconds)
+{
+    if (!(seconds > 0) || !isfinite(seconds) || !(terms_seconds(x, prior) > 0))
+        return;
+    f->calls[f->next] = (struct fit_call){*x, seconds};
+    f->next = (f->next + 1) % FIT_WINDOW;
+    f->n += f->n < FIT_WINDOW;
+    f->seen++;
+    f->stale = true;
+}
+
+const struct model_fit *fit_current(struct model_fit *f)
+{
+    if (f && f->stale) {
+        refit(f);
+        f->stale = false;
+    }
+    return f;
+}
