@@ -115,8 +115,14 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);
     ctx.recalled = recalled;
+    double planning = backend_clock();
     if (!rc && ctx.lo < ctx.hi)
         rc = plan_run(&ctx, strategy_find(f->hints.core.strategy), &c->s->plan);
+    /* what auto's choosing cost, on the engine's clock (the simulated one
+     * under SMPI, where computing is free and only its messages count):
+     * the planner's, the same for reads and writes */
+    for (int w = 0; w < 2 && !rc && c->s->plan && c->s->plan->ranked && f->fit; w++)
+        fit_choosing(&f->fit[w], backend_clock() - planning);
     if (!rc)
         rc = note_failure(c, default_for_dominated_pick(c, all, words, recalled));
     struct tacio_plan *plan = c->s->plan;

@@ -237,3 +237,9 @@ const struct model_fit *fit_current(struct model_fit *f)
     }
     return f;
 }
+
+void fit_choosing(struct model_fit *f, double seconds)
+{
+    if (seconds > 0 && isfinite(seconds))
+        f->choosing = seconds;
+}

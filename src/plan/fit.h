@@ -62,6 +62,10 @@ struct model_fit {
     struct fit_call calls[FIT_WINDOW];
     double coef[NTERMS]; /* each term's multiplier of the built-in rates */
     bool stale;          /* calls observed since coef was fitted */
+    /* what auto's last rating of its candidates on a shape's first call
+     * took on this machine, seconds (0: none yet): auto chooses only where
+     * the least gain it acts on would pay for it (src/plan/strategies/auto.c) */
+    double choosing;
 };
 
 /* The built-in model: 1 each, but pieces (0). */
@@ -80,6 +84,8 @@ void fit_observe(struct model_fit *f, const struct model_terms *x, double second
 /* f fitted on the calls it holds (again only where calls came since),
  * before a plan is rated with it; f may be NULL (the built-in model). */
 const struct model_fit *fit_current(struct model_fit *f);
+/* Auto rated its candidates on a shape's first call in seconds. */
+void fit_choosing(struct model_fit *f, double seconds);
 /* The terms' names, as the profile and the docs print them. */
 const char *fit_term_name(enum model_term k);
 

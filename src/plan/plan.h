@@ -137,6 +137,9 @@ struct tacio_plan {
      * rated); the engine skips the default's trial when it is far behind
      * the pick's measured time (src/exec/trials.c) */
     double default_seconds;
+    /* auto rated its candidates for this plan on a shape's first call
+     * (the engine times that plan as what choosing took: fit.h's choosing) */
+    bool ranked;
 };
 
 struct plan_ctx;

@@ -264,6 +264,41 @@ static void test_auto_trial_band(void)
  * plan: on one host whose ranks all aggregate (*:*) the pick is romio at
  * every rank, the default's own plan; under ROMIO's one aggregator a host
  * (*:1) the pick runs more than the default does. */
+/* auto rates its candidates on a shape's first call only where the least
+ * gain it acts on (AUTO_MARGIN, 5%, of the default's time) would pay for
+ * what choosing took on this machine (the fit's choosing, scripted here):
+ * otherwise it plans the default, not its pick. Its trials, later calls
+ * of a repeated shape, still rank. */
+static void test_auto_choosing_pays(void)
+{
+    struct test_job j = job("cube:n=64", 8, "flat:nodes=1,cores=8", "block");
+    CHECK_EQ(tacio_hints_set(j.h, "cb_config_list", "*:1"), 0);
+    CHECK_EQ(tacio_hints_set(j.h, "tacio_strategy", "auto"), 0);
+    struct model_fit fit;
+    fit_init(&fit);
+    struct plan_ctx ctx = {.pat = j.p, .topo = j.t, .h = j.h, .fit = &fit};
+    pattern_range(j.p, &ctx.lo, &ctx.hi);
+    struct tacio_plan *chosen = NULL, *d = NULL, *p = NULL;
+    CHECK_EQ(strategy_find("auto")->plan(&ctx, &chosen), 0); /* no cost known: it chooses */
+    CHECK(chosen->ranked && chosen->model_pick);
+    CHECK(!chosen->pick_is_default); /* the job's pick is not the default (above) */
+    fit.choosing = 0.05 * chosen->default_seconds * 0.99; /* pays, just */
+    CHECK_EQ(strategy_find("auto")->plan(&ctx, &p), 0);
+    CHECK(p->ranked && !strcmp(p->choice, chosen->choice));
+    tacio_plan_free(p);
+    fit.choosing = 0.05 * chosen->default_seconds * 1.01; /* does not */
+    CHECK_EQ(strategy_find("auto")->plan(&ctx, &d), 0);
+    CHECK(!d->ranked && !d->model_pick && !strcmp(d->choice, "default"));
+    CHECK(strstr(d->detail, "too short a call for choosing") != NULL);
+    ctx.trial = 2; /* a trial: the pick, ranked whatever choosing cost */
+    CHECK_EQ(strategy_find("auto")->plan(&ctx, &p), 0);
+    CHECK(!strcmp(p->choice, chosen->choice) && !p->ranked);
+    tacio_plan_free(p);
+    tacio_plan_free(d);
+    tacio_plan_free(chosen);
+    test_job_free(&j);
+}
+
 static void test_auto_pick_is_default(void)
 {
     struct test_job j = job("cube:n=64", 8, "flat:nodes=1,cores=8", "block");
@@ -379,6 +414,7 @@ int main(int argc, char **argv)
     test_auto_every_rank();
     test_auto_trial_band();
     test_auto_pick_is_default();
+    test_auto_choosing_pays();
     test_hints();
     test_cb_config_list();
     return check_report("test_strategies");

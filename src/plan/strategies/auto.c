@@ -140,7 +140,7 @@ static int default_plan(const struct plan_ctx *ctx, struct tacio_plan **out);
  * the default (pick_is_default, from the plan kept in r->dflt). */
 static int drop_default_twins(const struct plan_ctx *ctx, struct ranking *r)
 {
-    int rc = default_plan(ctx, &r->dflt), n = r->n ? 1 : 0;
+    int rc = r->dflt ? 0 : default_plan(ctx, &r->dflt), n = r->n ? 1 : 0;
     for (int i = 1; !rc && i < r->n; i++) {
         if (same_rating(r->plan[i], r->dflt)) {
             tacio_plan_free(r->plan[i]);
@@ -413,6 +413,41 @@ static int gathered_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     return rc;
 }
 
+/* Whether rating the candidates can pay on this call: auto leaves the
+ * default only for a gain of AUTO_MARGIN of its time or more, so a call
+ * the fitted model rates at less than what choosing took (ctx->fit's
+ * choosing, measured on this machine's last first call) divided by
+ * AUTO_MARGIN cannot win back what choosing costs. Measured on one host,
+ * bench/io/shapes at 4 ranks on Open MPI 4.1.4: rating the candidates
+ * took 0.3-0.45 ms of calls of 1-25 ms, where the pick was the default's
+ * own plan on every shape, and auto's total was 0.88 of the default's. */
+static bool choosing_pays(const struct plan_ctx *ctx, const struct tacio_plan *dflt)
+{
+    double cost = ctx->fit ? ctx->fit->choosing : 0;
+    return !(cost > 0) || AUTO_MARGIN * dflt->m.model_seconds >= cost;
+}
+
+/* A shape's first call: the default rated on the summary first (kept in
+ * r->dflt, which the ranking reuses). Where choosing would not pay
+ * (choosing_pays), *out is the default, planned on ctx, and the result
+ * 0: not the model's pick, so that the trials, if the shape repeats, time
+ * the default and the ranking's candidates as usual. 1: rank them. */
+static int default_unless_choosing_pays(const struct plan_ctx *ctx, const struct plan_ctx *summary,
+                                        struct ranking *r, struct tacio_plan **out)
+{
+    int rc = default_plan(summary, &r->dflt);
+    if (rc || choosing_pays(ctx, r->dflt))
+        return rc ? rc : 1;
+    double rated = r->dflt->m.model_seconds;
+    ranking_free(r);
+    rc = default_plan(ctx, out);
+    if (!rc)
+        snprintf((*out)->detail, sizeof(*out)->detail,
+                 "the default, romio: rated %.3g s, too short a call for choosing (%.3g s) to pay",
+                 rated, ctx->fit->choosing);
+    return rc;
+}
+
 /* ctx->trial (the engine's trials): 0 the model's pick, 1 the default,
  * k >= 2 the model's candidate k - 2 (its pick, then the runners-up). The
  * pick says whether a runner-up follows it (last_candidate) and that it is
@@ -442,6 +477,8 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     summary.cmatrix_of = NULL; /* C from ctx->pat: under the engine, the summary */
     /* one more kept than asked for: whether a later trial has a candidate */
     struct ranking r = {.keep = j + 2 < AUTO_TRIALS_MAX ? j + 2 : AUTO_TRIALS_MAX};
+    if (!ctx->trial && (rc = default_unless_choosing_pays(ctx, &summary, &r, out)) <= 0)
+        return rc;
     rc = rank_candidates(&summary, &r);
     bool last = r.n < j + 2 || !in_band(&r, j + 1), is_default = false;
     double default_seconds = 0;
@@ -454,6 +491,7 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
         (*out)->model_pick = j == 0;
         (*out)->pick_is_default = is_default;
         (*out)->default_seconds = default_seconds;
+        (*out)->ranked = !ctx->trial;
     }
     ranking_free(&r);
     return rc;
