@@ -204,13 +204,133 @@ static const char *parse_entry(char *line, struct wisdom_entry *e)
     return NULL;
 }
 
+/* ---- a profile's line ---- */
+
+/* The entry field named name among a profile's key fields, or NULL. */
+static const struct field *key_field(const char *name)
+{
+    static const char *const keys[] = {"op",  "ranks", "hosts",   "per_host",
+                                       "mpi", "fs",    "machine", "when"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+        if (!strcmp(name, keys[k]))
+            for (int i = 0; i < NFIELDS; i++)
+                if (!strcmp(fields[i].name, name))
+                    return &fields[i];
+    return NULL;
+}
+
+/* A multiplier or a time in a profile: finite, from 0 to below 1e9. */
+static bool profile_number(const char *v, const char **end, double *out)
+{
+    char *e;
+    errno = 0;
+    *out = strtod(v, &e);
+    *end = e;
+    return !errno && e != v && isfinite(*out) && *out >= 0 && *out < 1e9;
+}
+
+/* fit=M,M,...: the WISDOM_TERMS multipliers. */
+static const char *parse_fit(struct wisdom_profile *p, const char *v)
+{
+    const char *at = v;
+    for (int k = 0; k < WISDOM_TERMS; k++) {
+        if (!profile_number(at, &at, &p->fit[k]) || *at != (k + 1 < WISDOM_TERMS ? ',' : '\0'))
+            return "fit is 6 numbers from 0 to 1e9, comma-separated";
+        at += *at == ',';
+    }
+    return NULL;
+}
+
+/* One of a profile's own fields (fit, choosing, calls); a message when it
+ * is bad or not one of them. */
+static const char *profile_value(struct wisdom_profile *p, const char *name, const char *v)
+{
+    const char *end;
+    int64_t n;
+    if (!strcmp(name, "fit"))
+        return parse_fit(p, v);
+    if (!strcmp(name, "choosing"))
+        return profile_number(v, &end, &p->choosing) && !*end && p->choosing < 1e3
+                   ? NULL
+                   : "choosing is seconds, from 0 to 1000";
+    if (!strcmp(name, "calls")) {
+        if (parse_i64(v, &n) || v[0] == '+' || v[0] == '-' || n < 0 || n > INT64_C(1) << 40)
+            return "a count is a decimal number below 2^40";
+        p->calls = n;
+        return NULL;
+    }
+    return "an unknown field";
+}
+
+/* A profile line after its first word (NUL-terminated, modified); a
+ * message when it is bad. Every field once, none missing. */
+static const char *parse_profile(char *line, struct wisdom_profile *p)
+{
+    static const char *const own[] = {"fit", "choosing", "calls"};
+    struct wisdom_entry e;
+    memset(&e, 0, sizeof e);
+    memset(p, 0, sizeof *p);
+    int seen = 0, nown = 0;
+    unsigned seen_own = 0;
+    for (char *tok = strtok(line, " \t"); tok; tok = strtok(NULL, " \t")) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return "a field is key=value";
+        *eq = '\0';
+        const struct field *d = key_field(tok);
+        const char *why = d ? set_field(&e, d, eq + 1) : profile_value(p, tok, eq + 1);
+        if (why)
+            return why;
+        unsigned bit = 0;
+        for (int k = 0; !d && k < 3; k++)
+            bit |= !strcmp(tok, own[k]) ? 1u << k : 0;
+        if ((bit & seen_own) || (d && (seen & (1 << (d - fields)))))
+            return "a field given twice";
+        seen_own |= bit, nown += bit != 0;
+        seen |= d ? 1 << (d - fields) : 0;
+    }
+    if (nown != 3 || __builtin_popcount((unsigned)seen) != 8)
+        return "a field is missing (every profile has op, ranks, hosts, per_host, mpi, fs, "
+               "machine, fit, choosing, calls and when)";
+    p->key = e.key;
+    p->when = e.when;
+    return NULL;
+}
+
+void wisdom_profile_line(const struct wisdom_profile *p, char *buf, size_t cap)
+{
+    const struct wisdom_key *k = &p->key;
+    int n = snprintf(
+        buf, cap,
+        "profile op=%s ranks=%lld hosts=%lld per_host=%lld mpi=%s fs=%s machine=%s fit=", k->op,
+        (long long)k->ranks, (long long)k->hosts, (long long)k->per_host, k->mpi, k->fs,
+        k->machine);
+    for (int i = 0; i < WISDOM_TERMS && n >= 0 && (size_t)n < cap; i++)
+        n += snprintf(buf + n, cap - (size_t)n, "%s%.6g", i ? "," : "", p->fit[i]);
+    if (n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, " choosing=%.6g calls=%lld when=%lld", p->choosing,
+                 (long long)p->calls, (long long)p->when);
+}
+
+/* Whether line is a profile's: its first word; *rest, what follows it. */
+static bool is_profile(char *line, char **rest)
+{
+    char *at = line + strspn(line, " \t");
+    if (strncmp(at, "profile", 7) || (at[7] != ' ' && at[7] != '\t'))
+        return false;
+    *rest = at + 7;
+    return true;
+}
+
 /* The header's version, or a message. */
 static const char *parse_header(const char *line, int64_t *version)
 {
     if (strncmp(line, "tacio-wisdom ", 13) || parse_i64(line + 13, version) || line[13] == '+' ||
         line[13] == '-')
         return "the first line is not 'tacio-wisdom VERSION': not a wisdom file";
-    return *version == WISDOM_VERSION ? NULL : "written by another version of tacio";
+    /* version 1 has no profiles: read as it is, written as 2 */
+    return *version >= 1 && *version <= WISDOM_VERSION ? NULL
+                                                       : "written by another version of tacio";
 }
 
 static bool blank_or_comment(const char *line)
@@ -229,6 +349,7 @@ int wisdom_parse(const char *text, size_t len, struct wisdom *w)
     char line[LINE_MAX_CHARS + 2];
     bool header = false;
     int lineno = 0;
+    int64_t version = 0;
     for (size_t at = 0; at < len; lineno++) {
         const char *nl = memchr(text + at, '\n', len - at);
         size_t n = (nl ? (size_t)(nl - text) : len) - at;
@@ -243,11 +364,17 @@ int wisdom_parse(const char *text, size_t len, struct wisdom *w)
         if (blank_or_comment(line))
             continue;
         const char *why = NULL;
-        int64_t version;
         struct wisdom_entry e;
+        struct wisdom_profile p;
+        char *rest;
         if (!header)
             why = parse_header(line, &version), header = true;
-        else if (!(why = parse_entry(line, &e)) && wisdom_put(w, &e))
+        else if (version < 2 && is_profile(line, &rest))
+            why = "a profile in a version 1 file";
+        else if (is_profile(line, &rest)) {
+            if (!(why = parse_profile(rest, &p)) && wisdom_put_profile(w, &p))
+                why = w->np >= WISDOM_MAX_ENTRIES ? "too many profiles" : "out of memory";
+        } else if (!(why = parse_entry(line, &e)) && wisdom_put(w, &e))
             why = w->n >= WISDOM_MAX_ENTRIES ? "too many entries" : "out of memory";
         if (why) {
             wisdom_free(w);
@@ -294,6 +421,44 @@ int wisdom_put(struct wisdom *w, const struct wisdom_entry *e)
     return 0;
 }
 
+/* Whether a and b are one machine and direction (a profile's key). */
+static bool same_machine(const struct wisdom_key *a, const struct wisdom_key *b)
+{
+    return !strcmp(a->op, b->op) && a->ranks == b->ranks && a->hosts == b->hosts &&
+           a->per_host == b->per_host && !strcmp(a->mpi, b->mpi) && !strcmp(a->fs, b->fs) &&
+           !strcmp(a->machine, b->machine);
+}
+
+const struct wisdom_profile *wisdom_find_profile(const struct wisdom *w, const struct wisdom_key *k)
+{
+    for (int i = 0; i < w->np; i++)
+        if (same_machine(&w->p[i].key, k))
+            return &w->p[i];
+    return NULL;
+}
+
+int wisdom_put_profile(struct wisdom *w, const struct wisdom_profile *p)
+{
+    for (int i = 0; i < w->np; i++)
+        if (same_machine(&w->p[i].key, &p->key)) {
+            w->p[i] = *p;
+            return 0;
+        }
+    if (w->np >= WISDOM_MAX_ENTRIES)
+        return TACIO_ERANGE;
+    if (w->np == w->pcap) {
+        int cap = w->pcap ? 2 * w->pcap : 4;
+        struct wisdom_profile *more = realloc(w->p, sizeof *more * (size_t)cap);
+        if (!more)
+            return TACIO_ENOMEM;
+        w->p = more, w->pcap = cap;
+    }
+    w->p[w->np] = *p;
+    w->p[w->np].key.sig = w->p[w->np].key.hints = 0;
+    w->np++;
+    return 0;
+}
+
 void wisdom_remove(struct wisdom *w, int i)
 {
     if (i < 0 || i >= w->n)
@@ -305,6 +470,7 @@ void wisdom_remove(struct wisdom *w, int i)
 void wisdom_free(struct wisdom *w)
 {
     free(w->e);
+    free(w->p);
     memset(w, 0, sizeof *w);
 }
 
@@ -435,6 +601,11 @@ int wisdom_write(const char *path, const struct wisdom *w)
         strcat(line, "\n");
         bad = write_all(fd, line, strlen(line));
     }
+    for (int i = 0; !bad && i < w->np; i++) {
+        wisdom_profile_line(&w->p[i], line, sizeof line - 1);
+        strcat(line, "\n");
+        bad = write_all(fd, line, strlen(line));
+    }
     bad = bad || fsync(fd);
     bad = close(fd) || bad;
     bad = bad || rename(tmp, path);
@@ -483,6 +654,19 @@ static int put_evicting(struct wisdom *w, const struct wisdom_entry *e)
     return wisdom_put(w, e) ? tacio_fail(TACIO_ENOMEM, "out of memory") : 0;
 }
 
+/* p into a file's profiles, the oldest going where they are as many as a
+ * file may hold. */
+static int put_profile_evicting(struct wisdom *w, const struct wisdom_profile *p)
+{
+    if (!wisdom_put_profile(w, p))
+        return 0;
+    int oldest = 0;
+    for (int i = 1; i < w->np; i++)
+        oldest = w->p[i].when < w->p[oldest].when ? i : oldest;
+    w->p[oldest] = w->p[--w->np];
+    return wisdom_put_profile(w, p) ? tacio_fail(TACIO_ENOMEM, "out of memory") : 0;
+}
+
 /* An edit of a file's entries, made under its lock. */
 typedef int (*wisdom_edit)(struct wisdom *w, const void *arg);
 
@@ -500,7 +684,7 @@ static int edit_locked(const char *path, bool reset, wisdom_edit edit, const voi
     int rc = wisdom_read(path, &w, &missing);
     rc = rc && reset ? 0 : rc;
     rc = rc ? rc : edit(&w, arg);
-    if (!rc && !(missing && !w.n))
+    if (!rc && !(missing && !w.n && !w.np))
         rc = wisdom_write(path, &w);
     wisdom_free(&w);
     close(lock); /* releases the lock */
@@ -513,6 +697,8 @@ static int merge(struct wisdom *w, const void *arg)
     int rc = 0;
     for (int i = 0; !rc && i < learned->n; i++)
         rc = put_evicting(w, &learned->e[i]);
+    for (int i = 0; !rc && i < learned->np; i++)
+        rc = put_profile_evicting(w, &learned->p[i]);
     return rc;
 }
 
@@ -533,7 +719,7 @@ static int drop(struct wisdom *w, const void *arg)
 {
     int index = *(const int *)arg;
     if (index < 0) {
-        w->n = 0;
+        w->n = w->np = 0;
         return 0;
     }
     if (index >= w->n)
@@ -590,6 +776,45 @@ static void print_entry(const struct wisdom_entry *e, FILE *out)
     fprintf(out, "line:         %s\n", line);
 }
 
+/* The terms of a profile's fit, as fit.h names them. */
+static const char *const term_names[WISDOM_TERMS] = {"shuffle", "io",     "messages",
+                                                     "fixed",   "gather", "pieces"};
+
+/* The profile of e's machine and direction, where the file has one. */
+static void print_profile(const struct wisdom_profile *p, FILE *out)
+{
+    char when[64], line[LINE_MAX_CHARS + 1];
+    when_text(p->when, when, sizeof when);
+    fprintf(out,
+            "profile:      auto's cost model fitted on %lld call(s) of this machine, "
+            "the built-in rates times:\n",
+            (long long)p->calls);
+    for (int k = 0; k < WISDOM_TERMS; k++)
+        fprintf(out, "  %-10s  %.4g\n", term_names[k], p->fit[k]);
+    fprintf(out, "choosing:     %.3g s (what rating auto's candidates took)\nfitted:       %s\n",
+            p->choosing, when);
+    wisdom_profile_line(p, line, sizeof line);
+    fprintf(out, "line:         %s\n", line);
+}
+
+/* `tacio wisdom list`'s table of profiles. */
+static void list_profiles(const struct wisdom *w, FILE *out)
+{
+    fprintf(out, "\n%-5s  %6s  %-8s  %-8s  %-22s  %s\n", "op", "ranks", "hosts", "fs", "mpi",
+            "profile: the built-in rates times (shuffle io messages fixed gather pieces), calls");
+    for (int i = 0; i < w->np; i++) {
+        const struct wisdom_profile *p = &w->p[i];
+        char hosts[48];
+        snprintf(hosts, sizeof hosts, "%lldx%lld", (long long)p->key.hosts,
+                 (long long)p->key.per_host);
+        fprintf(out, "%-5s  %6lld  %-8s  %-8s  %-22.22s ", p->key.op, (long long)p->key.ranks,
+                hosts, p->key.fs, p->key.mpi);
+        for (int k = 0; k < WISDOM_TERMS; k++)
+            fprintf(out, " %.3g", p->fit[k]);
+        fprintf(out, ", %lld\n", (long long)p->calls);
+    }
+}
+
 int tacio_wisdom_print(const char *path, int index, FILE *out)
 {
     struct wisdom w;
@@ -599,8 +824,12 @@ int tacio_wisdom_print(const char *path, int index, FILE *out)
         rc = tacio_fail(TACIO_ENOENT, "no wisdom file %s", path);
     if (!rc && index >= w.n)
         rc = no_entry(&w, index);
-    if (!rc && index >= 0)
+    if (!rc && index >= 0) {
         print_entry(&w.e[index], out);
+        const struct wisdom_profile *p = wisdom_find_profile(&w, &w.e[index].key);
+        if (p)
+            print_profile(p, out);
+    }
     if (!rc && index < 0)
         fprintf(out, "%3s  %-5s  %6s  %-8s  %-8s  %-22s  %-20s  %10s  %8s  %s\n", "#", "op",
                 "ranks", "hosts", "fs", "mpi", "choice", "secs", "vs dflt", "learned");
@@ -614,6 +843,8 @@ int tacio_wisdom_print(const char *path, int index, FILE *out)
                 e->key.op, (long long)e->key.ranks, hosts, e->key.fs, e->key.mpi, e->choice,
                 secs_of(e), gain(e), when, e->left ? " (trials go on)" : "");
     }
+    if (!rc && index < 0 && w.np)
+        list_profiles(&w, out);
     wisdom_free(&w);
     return rc;
 }

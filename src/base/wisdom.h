@@ -4,13 +4,17 @@
  * and ranks per host, the MPI library, the file system, the machine and the
  * hints. The format (docs/usage.md, "Wisdom"):
  *
- *   tacio-wisdom 1
+ *   tacio-wisdom 2
  *   # comments
  *   op=write sig=... ranks=4 hosts=1 per_host=4 mpi=... fs=tmpfs machine=...
  *       hints=... choice=romio:2 left=0
  *       tried=default@0.0015,romio:2@0.0012,mccio:1@0.0019 when=1764330000
  *   (one line)
+ *   profile op=write ranks=4 hosts=1 per_host=4 mpi=... fs=tmpfs machine=...
+ *       fit=9.1,1.3,20,3,2,0.8 choosing=0.00035 calls=37 when=1764330000
+ *   (one line: a machine profile, below)
  *
+ * Version 1 files (no profiles) are read as they are and written as 2.
  * Any field in any order, each once; a file that breaks a rule is not used
  * at all (the caller warns), since a half-read file could be anything. The
  * engine reads it on rank 0 (the planner's rank) and updates it at close;
@@ -22,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WISDOM_VERSION 1
+#define WISDOM_VERSION 2
 #define WISDOM_MAX_BYTES (1 << 20) /* a longer file is not one we wrote */
 #define WISDOM_MAX_ENTRIES 4096
 #define WISDOM_TOKEN 64 /* mpi, fs, machine: at most 63 characters */
@@ -53,9 +57,26 @@ struct wisdom_entry {
     int64_t when; /* seconds since the epoch */
 };
 
+/* A machine profile: auto's cost model fitted on one direction's calls on
+ * one machine signature (src/plan/fit.h), so that a later run's first
+ * calls are rated by what earlier runs measured. Its key has no shape and
+ * no hints (sig and hints 0). fit: the model's terms' multipliers in
+ * fit.h's order (shuffle, io, messages, fixed, gather, pieces); choosing:
+ * the seconds auto's rating of its candidates took (0: not measured);
+ * calls: how many calls the fits behind it saw. */
+#define WISDOM_TERMS 6
+struct wisdom_profile {
+    struct wisdom_key key;
+    double fit[WISDOM_TERMS];
+    double choosing;
+    int64_t calls, when;
+};
+
 struct wisdom {
     struct wisdom_entry *e;
     int n, cap;
+    struct wisdom_profile *p;
+    int np, pcap;
 };
 
 /* Parses a whole file's text (len bytes, NUL bytes included); on failure
@@ -77,6 +98,15 @@ const struct wisdom_entry *wisdom_find(const struct wisdom *w, const struct wisd
 int wisdom_put(struct wisdom *w, const struct wisdom_entry *e);
 void wisdom_remove(struct wisdom *w, int i);
 void wisdom_free(struct wisdom *w);
+
+/* The profile of k's machine and direction (k's sig and hints are not
+ * read), or NULL. */
+const struct wisdom_profile *wisdom_find_profile(const struct wisdom *w,
+                                                 const struct wisdom_key *k);
+/* Adds p, or replaces the profile of its machine and direction. */
+int wisdom_put_profile(struct wisdom *w, const struct wisdom_profile *p);
+/* p as its file line (no newline). */
+void wisdom_profile_line(const struct wisdom_profile *p, char *buf, size_t cap);
 
 /* Whether e (NULL: nothing remembered) is settled: its choice is run, no
  * candidate is left to time. */

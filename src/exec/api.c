@@ -236,6 +236,7 @@ int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, t
     if (f->rank == 0) { /* the planner's rank */
         learned_open(&f->learned, f->hints.wisdom, f->topo, f->fd);
         f->fit = profile_fit(&f->learned.at);
+        learned_seed_fits(&f->learned, f->fit);
     }
     *fh = f;
     return MPI_SUCCESS;
@@ -254,6 +255,8 @@ int tacio_file_close(tacio_file_t *fh)
     if (!rc && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0)
         unlink(f->path);
     coll_trials_close(f);
+    if (f->fit)
+        learned_keep_fits(&f->learned, f->fit);
     learned_close(&f->learned); /* rank 0's, while the other ranks wait */
     MPI_Barrier(f->comm);
     ofile_free(f);

@@ -1,6 +1,7 @@
 #include "learned.h"
 
 #include "../base/util.h"
+#include "../plan/fit.h"
 #include "../topo/topo.h"
 
 #include <mpi.h>
@@ -97,7 +98,7 @@ void learned_open(struct learned *l, const char *path, const struct tacio_topo *
 
 void learned_close(struct learned *l)
 {
-    if (!l->path || !l->found.n || l->unusable)
+    if (!l->path || (!l->found.n && !l->found.np) || l->unusable)
         return;
     if (wisdom_update(l->path, &l->found)) {
         char why[600];
@@ -194,4 +195,41 @@ void learned_first_call(struct learned *l, const struct wisdom_key *k, const cha
         again = true; /* no room: as many as an entry holds */
     e->left = again || e->ntried >= want || model_far_behind(e) ? 0 : want - e->ntried;
     found_changed(l, e);
+}
+
+/* ---- the machine's profile: auto's fitted model across runs ---- */
+
+_Static_assert(WISDOM_TERMS == NTERMS, "a profile holds every term of the model");
+
+/* The profile's key for the file's machine and a direction. */
+static struct wisdom_key machine_key(const struct learned *l, int is_write)
+{
+    struct wisdom_key k = l->at;
+    snprintf(k.op, sizeof k.op, "%s", is_write ? "write" : "read");
+    k.sig = k.hints = 0;
+    return k;
+}
+
+void learned_seed_fits(const struct learned *l, struct model_fit *fit)
+{
+    for (int w = 0; l->path && !l->unusable && w < 2; w++) {
+        struct wisdom_key k = machine_key(l, w);
+        const struct wisdom_profile *p = wisdom_find_profile(&l->known, &k);
+        if (p)
+            fit_seed(&fit[w], p->fit, p->choosing, p->calls);
+    }
+}
+
+void learned_keep_fits(struct learned *l, struct model_fit *fit)
+{
+    for (int w = 0; l->path && w < 2; w++) {
+        if (!fit[w].seen)
+            continue; /* nothing measured in this run: the file's stays */
+        struct wisdom_profile p = {.key = machine_key(l, w),
+                                   .choosing = fit[w].choosing,
+                                   .calls = fit[w].earlier + fit[w].seen,
+                                   .when = (int64_t)time(NULL)};
+        memcpy(p.fit, fit_current(&fit[w])->coef, sizeof p.fit);
+        wisdom_put_profile(&l->found, &p);
+    }
 }

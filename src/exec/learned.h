@@ -53,4 +53,12 @@ void learned_settled(struct learned *l, const struct wisdom_key *k, int n,
 void learned_first_call(struct learned *l, const struct wisdom_key *k, const char *choice,
                         double secs, int want);
 
+/* The machine's profile (wisdom.h): at open, fits of this process that
+ * have seen no call start from the file's profile of their machine and
+ * direction ([is_write]); at close, fits that saw calls in this run are
+ * what the run learned (merged into the file with the rest). */
+struct model_fit;
+void learned_seed_fits(const struct learned *l, struct model_fit *fit);
+void learned_keep_fits(struct learned *l, struct model_fit *fit);
+
 #endif

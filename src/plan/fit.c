@@ -35,6 +35,26 @@ void fit_init(struct model_fit *f)
 {
     memset(f, 0, sizeof *f);
     memcpy(f->coef, prior, sizeof f->coef);
+    memcpy(f->base, prior, sizeof f->base);
+}
+
+bool fit_seed(struct model_fit *f, const double *coef, double choosing, int64_t calls)
+{
+    if (f->seen || f->earlier)
+        return false;
+    double any = 0;
+    for (int k = 0; k < NTERMS; k++) {
+        if (!isfinite(coef[k]) || coef[k] < 0)
+            return false;
+        any += coef[k];
+    }
+    if (!(any > 0))
+        return false;
+    memcpy(f->coef, coef, sizeof f->coef);
+    memcpy(f->base, coef, sizeof f->base);
+    f->earlier = calls > 0 ? calls : 1;
+    fit_choosing(f, choosing);
+    return true;
 }
 
 /* The terms as the multipliers coef weigh them: the model is linear in
@@ -83,13 +103,18 @@ static double median_of(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The calls' median of their seconds over the built-in model's: how much
- * slower this machine is than the rates say, all terms alike. */
+/* The calls' median of their seconds over the base model's (the built-in
+ * one, or an earlier run's fit): how much slower this machine is than it
+ * says, all terms alike. */
 static double median_ratio(const struct model_fit *f)
 {
     double r[FIT_WINDOW];
-    for (int i = 0; i < f->n; i++)
-        r[i] = f->calls[i].seconds / terms_seconds(&f->calls[i].x, prior);
+    for (int i = 0; i < f->n; i++) {
+        double base = terms_seconds(&f->calls[i].x, f->base);
+        /* a call only of terms the base prices at 0: the built-in model's */
+        base = base > 0 ? base : terms_seconds(&f->calls[i].x, prior);
+        r[i] = f->calls[i].seconds / base;
+    }
     return median_of(r, f->n);
 }
 
@@ -108,13 +133,21 @@ static void weights(const struct model_fit *f, const double *coef, double *w)
 }
 
 /* The normal equations of the weighted relative errors, each term pulled
- * towards target by FIT_PRIOR_WEIGHT calls' worth of its own scale. */
+ * towards its target by FIT_PRIOR_WEIGHT calls' worth. The pull on term j
+ * is its mean share of the calls over its target (the median ratio where
+ * the target is 0): where the calls do not tell the terms apart (one shape
+ * seen), the multipliers then move in proportion to their targets, all
+ * alike, and a term with a small share does not swing. (Pulling each by
+ * its squared share instead moved every term's contribution by the same
+ * amount: one shape's four calls, the first slower, left the exchange's
+ * multiplier at 0 and the others at 22.) */
 static void normal_equations(const struct model_fit *f, const double *coef, const double *w,
-                             const double *target, double A[NTERMS][NTERMS], double b[NTERMS])
+                             const double *target, double ratio, double A[NTERMS][NTERMS],
+                             double b[NTERMS])
 {
     memset(A, 0, sizeof(double) * NTERMS * NTERMS);
     memset(b, 0, sizeof(double) * NTERMS);
-    double scale[NTERMS] = {0}, total = 0;
+    double share[NTERMS] = {0}, total = 0;
     for (int i = 0; i < f->n; i++) {
         double e[NTERMS];
         weighed(&f->calls[i].x, coef, e);
@@ -122,7 +155,7 @@ static void normal_equations(const struct model_fit *f, const double *coef, cons
             e[j] /= f->calls[i].seconds;
         for (int j = 0; j < NTERMS; j++) {
             b[j] += w[i] * e[j];
-            scale[j] += w[i] * e[j] * e[j];
+            share[j] += w[i] * e[j];
             for (int k = 0; k < NTERMS; k++)
                 A[j][k] += w[i] * e[j] * e[k];
         }
@@ -130,9 +163,10 @@ static void normal_equations(const struct model_fit *f, const double *coef, cons
     }
     for (int j = 0; j < NTERMS; j++) {
         /* a term no call has (no gathering) stays at its target */
-        double s = scale[j] / total > 1e-12 ? scale[j] / total : 1e-12;
-        A[j][j] += FIT_PRIOR_WEIGHT * s;
-        b[j] += FIT_PRIOR_WEIGHT * s * target[j];
+        double mean = share[j] / total > 1e-12 ? share[j] / total : 1e-12;
+        double pull = FIT_PRIOR_WEIGHT * mean / (target[j] > 0 ? target[j] : ratio);
+        A[j][j] += pull;
+        b[j] += pull * target[j];
     }
 }
 
@@ -206,11 +240,11 @@ static void refit(struct model_fit *f)
 {
     double ratio = median_ratio(f), target[NTERMS], coef[NTERMS];
     for (int j = 0; j < NTERMS; j++)
-        target[j] = coef[j] = ratio * prior[j];
+        target[j] = coef[j] = ratio * f->base[j];
     for (int pass = 0; pass < FIT_PASSES; pass++) {
         double w[FIT_WINDOW], A[NTERMS][NTERMS], b[NTERMS], next[NTERMS];
         weights(f, coef, w);
-        normal_equations(f, coef, w, target, A, b);
+        normal_equations(f, coef, w, target, ratio, A, b);
         if (!solve_nonnegative(A, b, next))
             break; /* keep the last pass's (the median ratio's at worst) */
         memcpy(coef, next, sizeof coef);

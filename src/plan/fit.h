@@ -59,6 +59,11 @@ struct fit_call {
 struct model_fit {
     int n, next;  /* calls held; where the next one goes */
     int64_t seen; /* calls observed in all */
+    /* the multipliers the fit starts from and, with each fit, is pulled
+     * towards (scaled by the calls' median ratio to them): the built-in
+     * model's, or those an earlier run left in a wisdom file (fit_seed) */
+    double base[NTERMS];
+    int64_t earlier; /* calls behind that earlier run's multipliers (0: none) */
     struct fit_call calls[FIT_WINDOW];
     double coef[NTERMS]; /* each term's multiplier of the built-in rates */
     bool stale;          /* calls observed since coef was fitted */
@@ -70,6 +75,11 @@ struct model_fit {
 
 /* The built-in model: 1 each, but pieces (0). */
 void fit_init(struct model_fit *f);
+/* A fit that has seen no call starts from an earlier run's multipliers
+ * (coef, each finite and at least 0), what choosing took then and how many
+ * calls they were fitted on: false (f unchanged) where f has seen calls
+ * or coef is not usable. */
+bool fit_seed(struct model_fit *f, const double *coef, double choosing, int64_t calls);
 /* The terms' seconds with multipliers coef (NULL: the built-in model's). */
 double terms_seconds(const struct model_terms *x, const double *coef);
 /* The same with a fit's multipliers; f NULL: the built-in model. */

@@ -5,7 +5,8 @@
  *   rerun     the same job again (the file named by TACIO_WISDOM): the
  *             first call of each runs the remembered choice (stats
  *             learned=1), no trials, every later call on its schedule, and
- *             the file is left as it was;
+ *             the file's choices are left as they were (its machine
+ *             profiles count the run's calls);
  *   machine   the file's entries moved to another machine's name: not
  *             used (trials run), and kept beside the new ones;
  *   checkpoint  a job that writes and reads its shape once a run: each run
@@ -165,12 +166,48 @@ static char *slurp(const char *path, size_t *len)
     return text;
 }
 
-static int entries_in(const char *text)
+static int lines_starting(const char *text, const char *start)
 {
     int n = 0;
-    for (const char *at = text; (at = strstr(at, "op=")); at++)
-        n++;
+    for (const char *at = text; at && *at; at = strchr(at, '\n'), at = at ? at + 1 : NULL)
+        n += !strncmp(at, start, strlen(start));
     return n;
+}
+
+/* The file's choices (lines of op=...), and its machine profiles. */
+static int entries_in(const char *text)
+{
+    return lines_starting(text, "op=");
+}
+
+static int profiles_in(const char *text)
+{
+    return lines_starting(text, "profile ");
+}
+
+/* text without its profile lines (free it): what a run that only uses the
+ * file's choices leaves as it was (its calls feed the profiles). */
+static char *choices_of(const char *text)
+{
+    char *out = calloc(1, text ? strlen(text) + 1 : 1), *o = out;
+    for (const char *at = text; at && *at;) {
+        const char *nl = strchr(at, '\n');
+        size_t n = nl ? (size_t)(nl - at) + 1 : strlen(at);
+        if (strncmp(at, "profile ", 8))
+            memcpy(o, at, n), o += n;
+        at += n;
+    }
+    return out;
+}
+
+/* calls= of the file's profile of op (-1: none). */
+static long long profile_calls(const char *text, const char *op)
+{
+    char key[32];
+    snprintf(key, sizeof key, "\nprofile op=%s ", op);
+    const char *line = text ? strstr(text, key) : NULL;
+    const char *c = line ? strstr(line, " calls=") : NULL;
+    return c ? atoll(c + 7) : -1;
 }
 
 static int count_of(const char *text, const char *word)
@@ -266,7 +303,7 @@ static void move_machine(void)
 static int left_of(const char *text, const char *op)
 {
     char key[16];
-    snprintf(key, sizeof key, "op=%s ", op);
+    snprintf(key, sizeof key, "\nop=%s ", op); /* an entry's line, not a profile's */
     const char *line = text ? strstr(text, key) : NULL,
                *left = line ? strstr(line, " left=") : NULL;
     return left ? atoi(left + 6) : -1;
@@ -356,9 +393,10 @@ int main(int argc, char **argv)
     trials_ran(&s, "learn");
     size_t n = 0;
     char *learned = rank_ == 0 ? slurp(wisdom_, &n) : NULL;
-    check_that(rank_ || (learned && !strncmp(learned, "tacio-wisdom 1\n", 15) &&
-                         strstr(learned, "op=write") && strstr(learned, "op=read") &&
-                         entries_in(learned) == 2),
+    check_that(rank_ || (learned && !strncmp(learned, "tacio-wisdom 2\n", 15) &&
+                         strstr(learned, "\nop=write") && strstr(learned, "\nop=read") &&
+                         entries_in(learned) == 2 && profiles_in(learned) == 2 &&
+                         profile_calls(learned, "write") > 0 && profile_calls(learned, "read") > 0),
                "learn: the wisdom file holds %s", learned ? learned : "nothing");
 
     memset(&s, 0, sizeof s);
@@ -370,7 +408,16 @@ int main(int argc, char **argv)
                 "rerun: %s call %d: learned %lld, trial %lld, reused %lld", w ? "write" : "read", k,
                 (long long)s.learned[w][k], (long long)s.trial[w][k], (long long)s.reused[w][k]);
     char *again = rank_ == 0 ? slurp(wisdom_, &n) : NULL;
-    check_that(rank_ || (again && !strcmp(again, learned)), "rerun: the wisdom file changed");
+    char *kept = choices_of(again), *were = choices_of(learned);
+    check_that(rank_ || (again && !strcmp(kept, were)), "rerun: the wisdom file's choices changed");
+    /* the calls it made fed the profiles, which count them */
+    for (int w = 0; w < 2 && rank_ == 0; w++) {
+        const char *op = w ? "write" : "read";
+        check_that(profile_calls(again, op) > profile_calls(learned, op),
+                   "rerun: the %s profile counts %lld calls, the first run's %lld", op,
+                   profile_calls(again, op), profile_calls(learned, op));
+    }
+    free(kept), free(were);
 
     if (rank_ == 0)
         move_machine();

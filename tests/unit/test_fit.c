@@ -130,6 +130,17 @@ static void one_shape_scales(void)
     for (int k = 0; k < NTERMS; k++)
         if (k != TERM_PIECES)
             CHECK(f.coef[k] > 3 && f.coef[k] < 10);
+    /* its first call slower (the buffers' first touch), as a run of
+     * mpi.profile left them: the multipliers still move all alike, none
+     * to 0 (a term's share of the call decides none of them) */
+    struct model_fit g;
+    fit_init(&g);
+    see(&g, &x, 1.5 * t);
+    for (int i = 0; i < 3; i++)
+        see(&g, &x, t);
+    for (int k = 0; k < NTERMS; k++)
+        if (k != TERM_PIECES)
+            CHECK(fabs(g.coef[k] / g.coef[TERM_FIXED] - 1) < 0.05);
 }
 
 /* Calls as a shared machine times them: each 0.8-1.25x its true time.
@@ -228,6 +239,38 @@ static void ranks_as_the_machine(void)
     CHECK(fit_seconds(&f, &many) > fit_seconds(&f, &few));
 }
 
+/* A fit seeded from an earlier run's multipliers (a wisdom file's
+ * profile) predicts with them before any call, and from its first call
+ * moves as a fit from the built-in model would; a fit that has seen calls
+ * is not seeded, nor is one from multipliers that are not usable. */
+static void seeded_from_an_earlier_run(void)
+{
+    struct model_fit f, g;
+    fit_init(&f);
+    observe_machine(&f, 20, machine);
+    fit_init(&g);
+    CHECK(fit_seed(&g, f.coef, 3e-4, f.seen));
+    CHECK(g.earlier == 20 && g.choosing == 3e-4 && g.seen == 0);
+    double seeded = median_error(&g, 41);
+    printf("median error of a seeded fit before its first call: %.3f\n", seeded);
+    CHECK(seeded < 0.02);
+    CHECK(!fit_seed(&g, machine, 0, 5)); /* seeded already */
+    see(&g, &(struct model_terms){.v = {1e-3, 1e-3, 1e-5, 1e-5, 0, 1e-4}, .rounds = 1},
+        terms_seconds(&(struct model_terms){.v = {1e-3, 1e-3, 1e-5, 1e-5, 0, 1e-4}, .rounds = 1},
+                      machine));
+    CHECK(median_error(&g, 41) < 0.05); /* a call that agrees leaves it where it was */
+    struct model_fit h;
+    fit_init(&h);
+    double bad[NTERMS] = {1, 1, NAN, 1, 1, 1}, zero[NTERMS] = {0};
+    CHECK(!fit_seed(&h, bad, 0, 1));
+    CHECK(!fit_seed(&h, zero, 0, 1));
+    bad[2] = -1;
+    CHECK(!fit_seed(&h, bad, 0, 1));
+    CHECK(h.earlier == 0 && h.coef[0] == 1);
+    see(&h, &(struct model_terms){.v = {1e-3}, .rounds = 1}, 2e-3);
+    CHECK(!fit_seed(&h, machine, 0, 1)); /* it has seen a call */
+}
+
 /* Calls the fit cannot use are not taken; the same call many times and
  * terms that are all 0 but one leave it solvable. */
 static void degenerate_calls(void)
@@ -261,6 +304,7 @@ int main(void)
     outlier_resisted();
     follows_a_change();
     ranks_as_the_machine();
+    seeded_from_an_earlier_run();
     degenerate_calls();
     return check_report("test_fit");
 }

@@ -87,7 +87,8 @@ static void test_rules(void)
 {
     CHECK(!parse(""));                 /* empty: no entries */
     CHECK(!parse("tacio-wisdom 1\n")); /* a header alone */
-    CHECK(parse("tacio-wisdom 2\n"));  /* another version */
+    CHECK(!parse("tacio-wisdom 2\n")); /* this version */
+    CHECK(parse("tacio-wisdom 3\n"));  /* another version */
     CHECK(parse("tacio-wisdom\n"));
     CHECK(parse("op=write\n")); /* no header */
     CHECK(parse("tacio-wisdom 1\nop=write\n"));
@@ -126,6 +127,95 @@ static void test_rules(void)
     CHECK(parse_with("machine", longline));
 }
 
+static struct wisdom_profile profile(const char *op, double scale)
+{
+    struct wisdom_profile p = {.key = {.op = "",
+                                       .ranks = 4,
+                                       .hosts = 1,
+                                       .per_host = 4,
+                                       .mpi = "Open_MPI_v4.1.4",
+                                       .fs = "tmpfs",
+                                       .machine = "vm"},
+                               .fit = {9 * scale, 1.3 * scale, 20, 3, 2, 0.8},
+                               .choosing = 0.00035,
+                               .calls = 37,
+                               .when = 1764330000};
+    snprintf(p.key.op, sizeof p.key.op, "%s", op);
+    return p;
+}
+
+/* A profile line with one field's text replaced (or, when field is not in
+ * it, added), after a version 2 header. */
+static int parse_profile_with(const char *field, const char *value)
+{
+    struct wisdom_profile p = profile("write", 1);
+    char line[1024] = " ", text[2400], key[64];
+    wisdom_profile_line(&p, line + 1, sizeof line - 1);
+    snprintf(key, sizeof key, " %s=", field);
+    char *at = strstr(line, key);
+    if (at)
+        snprintf(text, sizeof text, "tacio-wisdom 2\n%.*s%s%s%s\n", (int)(at - line), line, key,
+                 value, at + 1 + strcspn(at + 1, " "));
+    else
+        snprintf(text, sizeof text, "tacio-wisdom 2\n%s%s%s\n", line, key, value);
+    return parse(text);
+}
+
+/* Machine profiles: a line each, found by machine and direction alone
+ * (not by shape or hints), replaced by the same machine's, written and
+ * read back; each rule refuses what breaks it. */
+static void test_profiles(void)
+{
+    struct wisdom w = {0}, back;
+    struct wisdom_profile wr = profile("write", 1), rd = profile("read", 2);
+    struct wisdom_entry e = entry(5, "romio:2");
+    CHECK(!wisdom_put(&w, &e) && !wisdom_put_profile(&w, &wr) && !wisdom_put_profile(&w, &rd));
+    wr.fit[0] = 11;
+    CHECK(!wisdom_put_profile(&w, &wr)); /* the same machine and direction: replaced */
+    CHECK_EQ(w.np, 2);
+    char text[4096] = "tacio-wisdom 2\n", line[1024];
+    wisdom_line(&w.e[0], line, sizeof line);
+    strcat(strcat(text, line), "\n");
+    for (int i = 0; i < w.np; i++) {
+        wisdom_profile_line(&w.p[i], line, sizeof line);
+        strcat(strcat(text, line), "\n");
+    }
+    CHECK(!wisdom_parse(text, strlen(text), &back));
+    CHECK_EQ(back.n, 1);
+    CHECK_EQ(back.np, 2);
+    struct wisdom_key k = e.key; /* a shape's key finds its machine's profile */
+    const struct wisdom_profile *found = wisdom_find_profile(&back, &k);
+    CHECK(found && found->fit[0] == 11 && found->fit[1] == 1.3 && found->fit[5] == 0.8 &&
+          found->choosing == 0.00035 && found->calls == 37 && found->when == 1764330000);
+    strcpy(k.op, "read");
+    found = wisdom_find_profile(&back, &k);
+    CHECK(found && found->fit[0] == 18);
+    strcpy(k.fs, "lustre");
+    CHECK(!wisdom_find_profile(&back, &k));
+    /* a version 1 file holds none */
+    text[13] = '1';
+    CHECK(parse(text));
+    wisdom_free(&w);
+    wisdom_free(&back);
+    CHECK(!parse_profile_with("calls", "0"));
+    CHECK(!parse_profile_with("fit", "0,0,0,0,0,0"));
+    CHECK(parse_profile_with("fit", "1,2,3,4,5"));       /* five */
+    CHECK(parse_profile_with("fit", "1,2,3,4,5,6,7"));   /* seven */
+    CHECK(parse_profile_with("fit", "1,2,3,4,5,-6"));    /* negative */
+    CHECK(parse_profile_with("fit", "1,2,3,4,5,nan"));   /* not a number */
+    CHECK(parse_profile_with("fit", "1,2,3,4,5,1e300")); /* too large */
+    CHECK(parse_profile_with("fit", "1,2,3,4,5,6,"));
+    CHECK(parse_profile_with("choosing", "-1"));
+    CHECK(parse_profile_with("choosing", "5000"));
+    CHECK(parse_profile_with("calls", "-3"));
+    CHECK(parse_profile_with("sig", "1")); /* a profile has no shape */
+    CHECK(parse_profile_with("choice", "romio:1"));
+    CHECK(parse_profile_with("fit", "1,1,1,1,1,1 fit=1,1,1,1,1,1")); /* twice */
+    CHECK(parse_profile_with("op", "write op=read"));
+    CHECK(parse("tacio-wisdom 2\nprofile op=write\n")); /* fields missing */
+    CHECK(parse("tacio-wisdom 2\nprofile\n"));
+}
+
 /* Each child adds its own entries, one update at a time: every entry of
  * every child is in the file at the end, and the file parses. */
 static void test_concurrent(const char *dir)
@@ -141,7 +231,10 @@ static void test_concurrent(const char *dir)
             for (int i = 0; i < EACH; i++) {
                 struct wisdom one = {0};
                 struct wisdom_entry e = entry((uint64_t)(c * 1000 + i), "romio:1");
-                bad |= wisdom_put(&one, &e) || wisdom_update(path, &one);
+                struct wisdom_profile p = profile(i % 2 ? "read" : "write", c + 1);
+                p.key.ranks = c + 1; /* each child its own machine */
+                bad |= wisdom_put(&one, &e) || wisdom_put_profile(&one, &p) ||
+                       wisdom_update(path, &one);
                 wisdom_free(&one);
             }
             _exit(bad);
@@ -157,6 +250,7 @@ static void test_concurrent(const char *dir)
     bool missing;
     CHECK(!wisdom_read(path, &w, &missing) && !missing);
     CHECK_EQ(w.n, CHILDREN * EACH);
+    CHECK_EQ(w.np, CHILDREN * 2); /* each child's two, its last of each kept */
     wisdom_free(&w);
     /* a file that does not parse is not overwritten by an update */
     FILE *f = fopen(path, "w");
@@ -181,6 +275,7 @@ int main(int argc, char **argv)
         return 1;
     test_round_trip();
     test_rules();
+    test_profiles();
     test_concurrent(dir);
     rmdir(dir);
     return check_report("test_wisdom_file");
