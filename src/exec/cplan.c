@@ -99,7 +99,7 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
     struct tacio_pattern *pat = NULL;
     rc = note_failure(c, summary_pattern(c, all, words, &pat));
     if (!rc)
-        rc = note_failure(c, ask_distribution(c, &pat));
+        rc = note_failure(c, ask_distribution(c, &pat, recalled));
     bool may_aggregate_nodes = !c->planning.on_nodes && nodeagg_left_to_plan(f);
     struct plan_ctx ctx = {.pat = pat,
                            .topo = f->topo,

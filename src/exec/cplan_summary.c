@@ -252,7 +252,8 @@ int check_summaries(struct call *c, int64_t *all, int words)
  * pays (auto): asks it whether, on *pat (built from the spans), and if so
  * gathers every rank's quantiles (CMD_SUMMARY), whose pattern replaces
  * *pat. */
-int ask_distribution(struct call *c, struct tacio_pattern **pat)
+int ask_distribution(struct call *c, struct tacio_pattern **pat,
+                     const struct wisdom_entry *recalled)
 {
     const struct tacio_strategy *st = strategy_find(c->f->hints.core.strategy);
     if (!st || !st->wants_distribution)
@@ -261,6 +262,8 @@ int ask_distribution(struct call *c, struct tacio_pattern **pat)
                            .topo = c->f->topo,
                            .h = &c->f->hints.core,
                            .threads = 1,
+                           .trial = c->planning.trial,
+                           .recalled = recalled,
                            .nodes_choice = call_nodes_choice(c),
                            .fit = fit_current(call_fit(c))};
     pattern_range(*pat, &ctx.lo, &ctx.hi);

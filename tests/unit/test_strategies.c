@@ -290,6 +290,15 @@ static void test_auto_choosing_pays(void)
     CHECK_EQ(strategy_find("auto")->plan(&ctx, &d), 0);
     CHECK(!d->ranked && !d->model_pick && !strcmp(d->choice, "default"));
     CHECK(strstr(d->detail, "too short a call for choosing") != NULL);
+    /* nor are the ranks asked for their byte quantiles for it: the
+     * default reads none, and asking costs an order and a gather */
+    bool want = true;
+    CHECK_EQ(strategy_find("auto")->wants_distribution(&ctx, 64, 64, &want), 0);
+    CHECK(!want);
+    fit.choosing = 0; /* unknown: the margin's rule (auto_wants_distribution) */
+    CHECK_EQ(strategy_find("auto")->wants_distribution(&ctx, 64, 64, &want), 0);
+    CHECK(want);
+    fit.choosing = 0.05 * chosen->default_seconds * 1.01;
     ctx.trial = 2; /* a trial: the pick, ranked whatever choosing cost */
     CHECK_EQ(strategy_find("auto")->plan(&ctx, &p), 0);
     CHECK(!strcmp(p->choice, chosen->choice) && !p->ranked);

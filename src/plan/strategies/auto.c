@@ -212,6 +212,8 @@ static const struct tacio_strategy *gathered_candidate(const struct plan_ctx *ct
     return nodes ? s : NULL;
 }
 
+static int first_call_ranks(const struct plan_ctx *ctx, bool *out);
+
 /* Whether to ask the ranks for their byte quantiles: when the asking (an
  * order down log2 p hops and a gather up, a latency a hop, and their bytes
  * over a host's link) costs at most AUTO_MARGIN of romio's plan at one
@@ -236,8 +238,14 @@ static int auto_wants_distribution(const struct plan_ctx *ctx, int64_t order_byt
         *out = one->reads_distribution;
         return 0;
     }
+    bool ranks;
+    int rc = first_call_ranks(ctx, &ranks);
+    if (rc || !ranks) { /* the default, which reads no quantiles, is planned */
+        *out = false;
+        return rc;
+    }
     struct tacio_plan *romio;
-    int rc = run_candidate(ctx, strategy_find("romio"), 1, &romio);
+    rc = run_candidate(ctx, strategy_find("romio"), 1, &romio);
     if (rc)
         return rc;
     double hops = collective_hops(ctx->pat->nprocs);
@@ -425,6 +433,22 @@ static bool choosing_pays(const struct plan_ctx *ctx, const struct tacio_plan *d
 {
     double cost = ctx->fit ? ctx->fit->choosing : 0;
     return !(cost > 0) || AUTO_MARGIN * dflt->m.model_seconds >= cost;
+}
+
+/* Whether auto_plan rates its candidates on ctx's call: not on a shape's
+ * first call (no trial, nothing remembered) where choosing would not pay
+ * (choosing_pays, on the default's plan). */
+static int first_call_ranks(const struct plan_ctx *ctx, bool *out)
+{
+    *out = true;
+    if (ctx->trial || ctx->recalled || ctx->nodes_choice || !ctx->fit || !(ctx->fit->choosing > 0))
+        return 0;
+    struct tacio_plan *dflt = NULL;
+    int rc = default_plan(ctx, &dflt);
+    if (!rc)
+        *out = choosing_pays(ctx, dflt);
+    tacio_plan_free(dflt);
+    return rc;
 }
 
 /* A shape's first call: the default rated on the summary first (kept in
