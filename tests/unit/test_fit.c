@@ -181,6 +181,30 @@ static void skewed_clock_keeps_order(void)
     CHECK_EQ(same, 20);
 }
 
+/* Two terms the shapes always vary alike (on one host the exchange and the
+ * I/O both follow an aggregator's bytes), timed with noise: neither
+ * multiplier falls below FIT_FLOOR (32) of the calls' overall ratio to the
+ * built-in model, where the noise alone would tell them apart. */
+static void collinear_terms_keep_a_floor(void)
+{
+    struct model_fit f;
+    fit_init(&f);
+    for (int i = 0; i < 40; i++) {
+        double bytes = 1e-4 * pow(100, uniform());
+        struct model_terms x = {.rounds = 1};
+        x.v[TERM_SHUFFLE] = bytes, x.v[TERM_IO] = 2 * bytes, x.v[TERM_FIXED] = 1e-5;
+        see(&f, &x, terms_seconds(&x, machine) * pow(1.3, 2 * uniform() - 1));
+    }
+    double overall = 0; /* the calls' ratio is about the machine's on these terms */
+    struct model_terms x = {.rounds = 1};
+    x.v[TERM_SHUFFLE] = 1e-3, x.v[TERM_IO] = 2e-3, x.v[TERM_FIXED] = 1e-5;
+    overall = terms_seconds(&x, machine) / terms_seconds(&x, NULL);
+    for (int k = 0; k < NTERMS; k++)
+        if (k != TERM_PIECES)
+            CHECK(f.coef[k] >= overall / 32 / 1.5);
+    CHECK(relerr(fit_seconds(&f, &x), terms_seconds(&x, machine)) < 0.15);
+}
+
 /* A slow outlier (the machine busy for one call: 10x) moves the fit by
  * little; every multiplier stays finite and at least 0. */
 static void outlier_resisted(void)
@@ -301,6 +325,7 @@ int main(void)
     one_shape_scales();
     noisy_calls();
     skewed_clock_keeps_order();
+    collinear_terms_keep_a_floor();
     outlier_resisted();
     follows_a_change();
     ranks_as_the_machine();
