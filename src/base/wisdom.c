@@ -229,6 +229,19 @@ static bool profile_number(const char *v, const char **end, double *out)
     return !errno && e != v && isfinite(*out) && *out >= 0 && *out < 1e9;
 }
 
+static bool profile_number_ok(double x, double below)
+{
+    return isfinite(x) && x >= 0 && x < below;
+}
+
+bool wisdom_profile_valid(const struct wisdom_profile *p)
+{
+    for (int k = 0; k < WISDOM_TERMS; k++)
+        if (!profile_number_ok(p->fit[k], 1e9))
+            return false;
+    return profile_number_ok(p->choosing, 1e3) && p->calls >= 0 && p->calls <= INT64_C(1) << 40;
+}
+
 /* fit=M,M,...: the WISDOM_TERMS multipliers. */
 static const char *parse_fit(struct wisdom_profile *p, const char *v)
 {
@@ -439,9 +452,12 @@ const struct wisdom_profile *wisdom_find_profile(const struct wisdom *w, const s
 
 int wisdom_put_profile(struct wisdom *w, const struct wisdom_profile *p)
 {
+    if (!wisdom_profile_valid(p))
+        return TACIO_EINVAL; /* a line the file's reader would refuse, and the file with it */
     for (int i = 0; i < w->np; i++)
         if (same_machine(&w->p[i].key, &p->key)) {
             w->p[i] = *p;
+            w->p[i].key.sig = w->p[i].key.hints = 0;
             return 0;
         }
     if (w->np >= WISDOM_MAX_ENTRIES)
@@ -591,10 +607,11 @@ int wisdom_write(const char *path, const struct wisdom *w)
         return rc;
     }
     char line[LINE_MAX_CHARS + 2];
+    /* version 1 where it holds no profile: older tacio reads it still */
     snprintf(line, sizeof line,
              "tacio-wisdom %d\n# auto's learned choices (docs/usage.md, \"Wisdom\"); "
              "`tacio wisdom list` shows them\n",
-             WISDOM_VERSION);
+             w->np ? WISDOM_VERSION : 1);
     int bad = fchmod(fd, file_mode(path)) || write_all(fd, line, strlen(line));
     for (int i = 0; !bad && i < w->n; i++) {
         wisdom_line(&w->e[i], line, sizeof line - 1);
@@ -658,8 +675,9 @@ static int put_evicting(struct wisdom *w, const struct wisdom_entry *e)
  * file may hold. */
 static int put_profile_evicting(struct wisdom *w, const struct wisdom_profile *p)
 {
-    if (!wisdom_put_profile(w, p))
-        return 0;
+    int rc = wisdom_put_profile(w, p);
+    if (rc != TACIO_ERANGE) /* done, or not valid (left out), or no memory */
+        return rc == TACIO_ENOMEM ? tacio_fail(TACIO_ENOMEM, "out of memory") : 0;
     int oldest = 0;
     for (int i = 1; i < w->np; i++)
         oldest = w->p[i].when < w->p[oldest].when ? i : oldest;

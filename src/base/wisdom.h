@@ -14,7 +14,9 @@
  *       fit=9.1,1.3,20,3,2,0.8 choosing=0.00035 calls=37 when=1764330000
  *   (one line: a machine profile, below)
  *
- * Version 1 files (no profiles) are read as they are and written as 2.
+ * Version 1 files (no profiles) are read as they are; a file is written
+ * as version 1 where it holds no profile, so that an older tacio still
+ * reads it.
  * Any field in any order, each once; a file that breaks a rule is not used
  * at all (the caller warns), since a half-read file could be anything. The
  * engine reads it on rank 0 (the planner's rank) and updates it at close;
@@ -103,7 +105,11 @@ void wisdom_free(struct wisdom *w);
  * read), or NULL. */
 const struct wisdom_profile *wisdom_find_profile(const struct wisdom *w,
                                                  const struct wisdom_key *k);
-/* Adds p, or replaces the profile of its machine and direction. */
+/* Whether p is one a file may hold: every multiplier finite, from 0 to
+ * below 1e9, choosing from 0 to below 1000 s, calls from 0 to 2^40. */
+bool wisdom_profile_valid(const struct wisdom_profile *p);
+/* Adds p, or replaces the profile of its machine and direction; a profile
+ * that is not valid is refused (TACIO_EINVAL). */
 int wisdom_put_profile(struct wisdom *w, const struct wisdom_profile *p);
 /* p as its file line (no newline). */
 void wisdom_profile_line(const struct wisdom_profile *p, char *buf, size_t cap);

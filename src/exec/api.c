@@ -235,8 +235,10 @@ int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, t
     warm_open();
     if (f->rank == 0) { /* the planner's rank */
         learned_open(&f->learned, f->hints.wisdom, f->topo, f->fd);
+        profile_lock();
         f->fit = profile_fit(&f->learned.at);
         learned_seed_fits(&f->learned, f->fit);
+        profile_unlock();
     }
     *fh = f;
     return MPI_SUCCESS;
@@ -255,8 +257,11 @@ int tacio_file_close(tacio_file_t *fh)
     if (!rc && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0)
         unlink(f->path);
     coll_trials_close(f);
-    if (f->fit)
+    if (f->fit) {
+        profile_lock();
         learned_keep_fits(&f->learned, f->fit);
+        profile_unlock();
+    }
     learned_close(&f->learned); /* rank 0's, while the other ranks wait */
     MPI_Barrier(f->comm);
     ofile_free(f);

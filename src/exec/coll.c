@@ -4,6 +4,7 @@
 #include "indep.h"
 #include "links.h"
 #include "nodeagg.h"
+#include "profile.h"
 #include "rounds.h"
 
 #include <string.h>
@@ -100,8 +101,12 @@ static void trials_after(struct call *c)
 static void fit_after(const struct call *c)
 {
     const struct tacio_plan *plan = c->s ? c->s->plan : NULL;
-    if (call_fit(c) && plan && !c->s->independent && !c->use.node_aggregated && c->use.agreed)
-        fit_observe(call_fit(c), &plan->m.terms, (double)c->use.move_us * 1e-6);
+    if (!call_fit(c) || !plan || c->s->independent || c->use.node_aggregated || !c->use.agreed)
+        return;
+    profile_lock();
+    fit_observe(call_fit(c), &plan->m.terms, (double)c->use.move_us * 1e-6);
+    profile_unlock();
+    c->f->learned.observed++;
 }
 
 void coll_trials_close(struct tacio_file *f)

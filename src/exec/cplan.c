@@ -3,6 +3,7 @@
 
 #include "learned.h"
 #include "nodeagg.h"
+#include "profile.h"
 
 #include <string.h>
 
@@ -99,8 +100,9 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
     struct tacio_pattern *pat = NULL;
     rc = note_failure(c, summary_pattern(c, all, words, &pat));
     if (!rc)
-        rc = note_failure(c, ask_distribution(c, &pat, recalled));
+        rc = note_failure(c, ask_distribution(c, &pat, recalled, all, words));
     bool may_aggregate_nodes = !c->planning.on_nodes && nodeagg_left_to_plan(f);
+    struct model_fit fit; /* the plan's copy of the machine's (profile_snapshot) */
     struct plan_ctx ctx = {.pat = pat,
                            .topo = f->topo,
                            .h = &f->hints.core,
@@ -110,7 +112,7 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
                            .may_aggregate_nodes = may_aggregate_nodes,
                            .trial = c->planning.trial,
                            .nodes_choice = call_nodes_choice(c),
-                           .fit = fit_current(call_fit(c))};
+                           .fit = profile_snapshot(call_fit(c), &fit)};
     summary_pieces(all, words, f->nprocs, &ctx.max_pieces, &ctx.total_pieces);
     if (!rc)
         pattern_range(pat, &ctx.lo, &ctx.hi);
@@ -121,8 +123,13 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
     /* what auto's choosing cost, on the engine's clock (the simulated one
      * under SMPI, where computing is free and only its messages count):
      * the planner's, the same for reads and writes */
-    for (int w = 0; w < 2 && !rc && c->s->plan && c->s->plan->ranked && f->fit; w++)
-        fit_choosing(&f->fit[w], backend_clock() - planning);
+    double choosing = backend_clock() - planning;
+    if (!rc && c->s->plan && c->s->plan->ranked && f->fit) {
+        profile_lock();
+        fit_choosing(&f->fit[0], choosing);
+        fit_choosing(&f->fit[1], choosing);
+        profile_unlock();
+    }
     if (!rc)
         rc = note_failure(c, default_for_dominated_pick(c, all, words, recalled));
     struct tacio_plan *plan = c->s->plan;

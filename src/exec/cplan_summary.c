@@ -3,6 +3,7 @@
  * them between independent I/O and collective buffering and builds the
  * pattern the planning core plans on. */
 #include "cplan_wire.h"
+#include "profile.h"
 
 /* The summary's first word: this rank failed; it has a run of touching
  * pieces below the file's min_piece (so collective buffering may pay). */
@@ -253,11 +254,12 @@ int check_summaries(struct call *c, int64_t *all, int words)
  * gathers every rank's quantiles (CMD_SUMMARY), whose pattern replaces
  * *pat. */
 int ask_distribution(struct call *c, struct tacio_pattern **pat,
-                     const struct wisdom_entry *recalled)
+                     const struct wisdom_entry *recalled, const int64_t *all, int words)
 {
     const struct tacio_strategy *st = strategy_find(c->f->hints.core.strategy);
     if (!st || !st->wants_distribution)
         return 0;
+    struct model_fit fit; /* the rating's copy of the machine's (profile_snapshot) */
     struct plan_ctx ctx = {.pat = *pat,
                            .topo = c->f->topo,
                            .h = &c->f->hints.core,
@@ -265,7 +267,8 @@ int ask_distribution(struct call *c, struct tacio_pattern **pat,
                            .trial = c->planning.trial,
                            .recalled = recalled,
                            .nodes_choice = call_nodes_choice(c),
-                           .fit = fit_current(call_fit(c))};
+                           .fit = profile_snapshot(call_fit(c), &fit)};
+    summary_pieces(all, words, c->f->nprocs, &ctx.max_pieces, &ctx.total_pieces);
     pattern_range(*pat, &ctx.lo, &ctx.hi);
     bool want = false;
     int64_t gather = 8 * (int64_t)SUMMARY_WORDS * c->f->nprocs;

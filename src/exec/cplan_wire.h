@@ -75,7 +75,7 @@ int check_summaries(struct call *c, int64_t *all, int words);
 int decide_independent(struct call *c, int64_t *all, int words);
 int summary_pattern(const struct call *c, int64_t *all, int words, struct tacio_pattern **out);
 int ask_distribution(struct call *c, struct tacio_pattern **pat,
-                     const struct wisdom_entry *recalled);
+                     const struct wisdom_entry *recalled, const int64_t *all, int words);
 /* The most pieces one rank's access has and all ranks' (auto's model
  * prices them: plan_ctx.max_pieces). */
 void summary_pieces(const int64_t *all, int words, int p, int64_t *most, int64_t *total);

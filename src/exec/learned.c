@@ -212,7 +212,7 @@ static struct wisdom_key machine_key(const struct learned *l, int is_write)
 
 void learned_seed_fits(const struct learned *l, struct model_fit *fit)
 {
-    for (int w = 0; l->path && !l->unusable && w < 2; w++) {
+    for (int w = 0; fit && l->path && !l->unusable && w < 2; w++) {
         struct wisdom_key k = machine_key(l, w);
         const struct wisdom_profile *p = wisdom_find_profile(&l->known, &k);
         if (p)
@@ -222,7 +222,7 @@ void learned_seed_fits(const struct learned *l, struct model_fit *fit)
 
 void learned_keep_fits(struct learned *l, struct model_fit *fit)
 {
-    for (int w = 0; l->path && w < 2; w++) {
+    for (int w = 0; l->path && l->observed && w < 2; w++) {
         if (!fit[w].seen)
             continue; /* nothing measured in this run: the file's stays */
         struct wisdom_profile p = {.key = machine_key(l, w),
@@ -230,6 +230,7 @@ void learned_keep_fits(struct learned *l, struct model_fit *fit)
                                    .calls = fit[w].earlier + fit[w].seen,
                                    .when = (int64_t)time(NULL)};
         memcpy(p.fit, fit_current(&fit[w])->coef, sizeof p.fit);
-        wisdom_put_profile(&l->found, &p);
+        if (wisdom_profile_valid(&p)) /* else the file's stays: one bad line loses it all */
+            wisdom_put_profile(&l->found, &p);
     }
 }

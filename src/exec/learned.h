@@ -25,6 +25,7 @@ struct learned {
     struct wisdom found;  /* what this run's trials settled, merged at close */
     struct wisdom_key at; /* the key's parts that hold for the whole file */
     bool unusable;        /* it could not be read at open: said once, and left alone */
+    int64_t observed;     /* this file's calls the machine's fits took (coll.c fit_after) */
 };
 
 /* At open, on rank 0: the key's fixed parts (the job on topo, the file
@@ -55,8 +56,9 @@ void learned_first_call(struct learned *l, const struct wisdom_key *k, const cha
 
 /* The machine's profile (wisdom.h): at open, fits of this process that
  * have seen no call start from the file's profile of their machine and
- * direction ([is_write]); at close, fits that saw calls in this run are
- * what the run learned (merged into the file with the rest). */
+ * direction ([is_write]; fit NULL: none); at close, where this file's
+ * calls fed them, the fits that saw calls in this run are what the run
+ * learned (merged into the file with the rest). Under profile_lock. */
 struct model_fit;
 void learned_seed_fits(const struct learned *l, struct model_fit *fit);
 void learned_keep_fits(struct learned *l, struct model_fit *fit);

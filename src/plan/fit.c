@@ -139,15 +139,15 @@ static void weights(const struct model_fit *f, const double *coef, double *w)
 
 /* The normal equations of the weighted relative errors, each term pulled
  * towards its target by FIT_PRIOR_WEIGHT calls' worth. The pull on term j
- * is its mean share of the calls over its target (the median ratio where
- * the target is 0): where the calls do not tell the terms apart (one shape
- * seen), the multipliers then move in proportion to their targets, all
+ * is its mean share of the calls over its target (where the target is 0,
+ * over the calls' median ratio to the built-in model, builtin): where the calls do not tell the
+ * terms apart (one shape seen), the multipliers then move in proportion to their targets, all
  * alike, and a term with a small share does not swing. (Pulling each by
  * its squared share instead moved every term's contribution by the same
  * amount: one shape's four calls, the first slower, left the exchange's
  * multiplier at 0 and the others at 22.) */
 static void normal_equations(const struct model_fit *f, const double *coef, const double *w,
-                             const double *target, double ratio, double A[NTERMS][NTERMS],
+                             const double *target, double builtin, double A[NTERMS][NTERMS],
                              double b[NTERMS])
 {
     memset(A, 0, sizeof(double) * NTERMS * NTERMS);
@@ -169,7 +169,7 @@ static void normal_equations(const struct model_fit *f, const double *coef, cons
     for (int j = 0; j < NTERMS; j++) {
         /* a term no call has (no gathering) stays at its target */
         double mean = share[j] / total > 1e-12 ? share[j] / total : 1e-12;
-        double pull = FIT_PRIOR_WEIGHT * mean / (target[j] > 0 ? target[j] : ratio);
+        double pull = FIT_PRIOR_WEIGHT * mean / (target[j] > 0 ? target[j] : builtin);
         A[j][j] += pull;
         b[j] += pull * target[j];
     }
@@ -220,9 +220,21 @@ static bool solve_free(double A[NTERMS][NTERMS], const double b[NTERMS], const b
     return true;
 }
 
-/* The least squares with every multiplier at least its floor: a term
- * that comes out below it is held there, its part moved to the right-hand
- * side, and the others solved again. */
+/* Whether every multiplier is a finite number. */
+static bool finite_all(const double *c)
+{
+    for (int j = 0; j < NTERMS; j++)
+        if (!isfinite(c[j]))
+            return false;
+    return true;
+}
+
+/* The least squares with every multiplier at least its floor (least), by
+ * active sets: a term that comes out below its floor is held there (its
+ * part moved to the right-hand side) and the others solved again; a held
+ * term whose gradient says the fit would gain by raising it is let go
+ * again. With six terms it ends within a few rounds; false where it does
+ * not, or a system is singular. */
 static bool solve_bounded(double A[NTERMS][NTERMS], const double b[NTERMS], const double *least,
                           double c[NTERMS])
 {
@@ -230,7 +242,7 @@ static bool solve_bounded(double A[NTERMS][NTERMS], const double b[NTERMS], cons
     double rhs[NTERMS];
     for (int j = 0; j < NTERMS; j++)
         is_free[j] = true;
-    for (int round = 0; round < NTERMS; round++) {
+    for (int round = 0; round < 4 * NTERMS; round++) {
         for (int i = 0; i < NTERMS; i++) {
             rhs[i] = b[i];
             for (int j = 0; j < NTERMS; j++)
@@ -245,9 +257,22 @@ static bool solve_bounded(double A[NTERMS][NTERMS], const double b[NTERMS], cons
                 (worst < 0 || c[j] - least[j] < c[worst] - least[worst]))
                 worst = j;
         }
-        if (worst < 0)
-            return true;
-        is_free[worst] = false;
+        if (worst >= 0) {
+            is_free[worst] = false;
+            continue;
+        }
+        int release = -1; /* the held term the objective falls fastest along */
+        double most = 0;
+        for (int j = 0; j < NTERMS; j++) {
+            double g = -b[j];
+            for (int k = 0; k < NTERMS; k++)
+                g += A[j][k] * c[k];
+            if (!is_free[j] && g < most)
+                most = g, release = j;
+        }
+        if (release < 0)
+            return finite_all(c);
+        is_free[release] = true;
     }
     return false;
 }
@@ -259,21 +284,23 @@ static bool solve_bounded(double A[NTERMS][NTERMS], const double b[NTERMS], cons
  * noise alone, and without a floor one of them went to 0 (a profile of
  * Open MPI 4.1.4's reads at 4 ranks: exchange, messages and fixed part 0,
  * the I/O 5.95): a model that prices no exchange rates every plan by its
- * I/O alone, on any machine the profile is carried to. */
-static void floors(const struct model_fit *f, double least[NTERMS])
+ * I/O alone, on any machine the profile is carried to. Returns that
+ * median ratio. */
+static double floors(const struct model_fit *f, double least[NTERMS])
 {
     double r[FIT_WINDOW];
     for (int i = 0; i < f->n; i++)
         r[i] = f->calls[i].seconds / terms_seconds(&f->calls[i].x, prior);
-    double scale = median_of(r, f->n) / FIT_FLOOR;
+    double builtin = median_of(r, f->n);
     for (int j = 0; j < NTERMS; j++)
-        least[j] = prior[j] > 0 ? scale : 0;
+        least[j] = prior[j] > 0 ? builtin / FIT_FLOOR : 0;
+    return builtin;
 }
 
 static void refit(struct model_fit *f)
 {
     double ratio = median_ratio(f), target[NTERMS], coef[NTERMS], least[NTERMS];
-    floors(f, least);
+    double builtin = floors(f, least);
     for (int j = 0; j < NTERMS; j++) {
         target[j] = ratio * f->base[j];
         target[j] = coef[j] = target[j] > least[j] ? target[j] : least[j];
@@ -281,7 +308,7 @@ static void refit(struct model_fit *f)
     for (int pass = 0; pass < FIT_PASSES; pass++) {
         double w[FIT_WINDOW], A[NTERMS][NTERMS], b[NTERMS], next[NTERMS];
         weights(f, coef, w);
-        normal_equations(f, coef, w, target, ratio, A, b);
+        normal_equations(f, coef, w, target, builtin, A, b);
         if (!solve_bounded(A, b, least, next))
             break; /* keep the last pass's (the median ratio's at worst) */
         memcpy(coef, next, sizeof coef);
@@ -291,7 +318,10 @@ static void refit(struct model_fit *f)
 
 void fit_observe(struct model_fit *f, const struct model_terms *x, double seconds)
 {
-    if (!(seconds > 0) || !isfinite(seconds) || !(terms_seconds(x, prior) > 0))
+    bool usable = seconds > 0 && isfinite(seconds) && isfinite(x->rounds) && x->rounds >= 0;
+    for (int k = 0; usable && k < NTERMS; k++)
+        usable = isfinite(x->v[k]) && x->v[k] >= 0;
+    if (!usable || !(terms_seconds(x, prior) > 0))
         return;
     f->calls[f->next] = (struct fit_call){*x, seconds};
     f->next = (f->next + 1) % FIT_WINDOW;

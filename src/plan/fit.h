@@ -13,9 +13,10 @@
  *
  * How: least squares on the calls' relative errors (a 1 ms call weighs as
  * much as a 1 s one), over the last FIT_WINDOW calls (bounded memory and
- * time; a machine whose speed changes is followed within half a window),
+ * time; a machine whose speed changes is followed within a window),
  * with each call weighted down by how far it is from the fit (Cauchy
- * weights: one slow call cannot swing it), every multiplier at least 0,
+ * weights: one slow call cannot swing it), every multiplier at least
+ * 1/32 of the calls' ratio to the built-in model (the pieces' at least 0),
  * and pulled towards the calls' median ratio to the built-in model (a
  * term no call has told apart keeps its place relative to the others:
  * one shape seen tells how much slower the machine is, not which term). */

@@ -117,8 +117,9 @@ static void slow_machine(const char *wisdom)
         snprintf(out, 1 << 16, "%.*s fit=1000,1000,1000,1000,1000,0%s", (int)(fit - text), text,
                  end);
         FILE *f = fopen(wisdom, "w");
-        fputs(out, f);
-        fclose(f);
+        check_that(f && fputs(out, f) >= 0, "cannot rewrite %s", wisdom);
+        if (f)
+            fclose(f);
     }
     free(text);
     free(out);
@@ -146,8 +147,9 @@ int main(int argc, char **argv)
                        "learn: no profile of %d write calls in %s", CALLS, text ? text : "");
             free(text);
             FILE *f = fopen(kept, "w");
-            fprintf(f, "%lld\n", (long long)first);
-            fclose(f);
+            check_that(f && fprintf(f, "%lld\n", (long long)first) > 0, "cannot write %s", kept);
+            if (f)
+                fclose(f);
         }
     } else {
         long long before = 0, first = 0;

@@ -259,11 +259,6 @@ static void test_auto_trial_band(void)
     test_job_free(&j);
 }
 
-/* auto's pick says whether the default (romio on the hints as they are)
- * plans alike, which spares the engine's trials a second timing of one
- * plan: on one host whose ranks all aggregate (*:*) the pick is romio at
- * every rank, the default's own plan; under ROMIO's one aggregator a host
- * (*:1) the pick runs more than the default does. */
 /* auto rates its candidates on a shape's first call only where the least
  * gain it acts on (AUTO_MARGIN, 5%, of the default's time) would pay for
  * what choosing took on this machine (the fit's choosing, scripted here):
@@ -308,6 +303,11 @@ static void test_auto_choosing_pays(void)
     test_job_free(&j);
 }
 
+/* auto's pick says whether the default (romio on the hints as they are)
+ * plans alike, which spares the engine's trials a second timing of one
+ * plan: on one host whose ranks all aggregate (*:*) the pick is romio at
+ * every rank, the default's own plan; under ROMIO's one aggregator a host
+ * (*:1) the pick runs more than the default does. */
 static void test_auto_pick_is_default(void)
 {
     struct test_job j = job("cube:n=64", 8, "flat:nodes=1,cores=8", "block");

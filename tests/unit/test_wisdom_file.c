@@ -1,9 +1,11 @@
 /* The wisdom file (src/base/wisdom.h): its lines round-trip; each rule of
  * the format refuses what breaks it; and jobs that update one file at once
  * lose none of each other's entries. */
+#include "base/util.h"
 #include "base/wisdom.h"
 #include "check.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,8 +214,61 @@ static void test_profiles(void)
     CHECK(parse_profile_with("choice", "romio:1"));
     CHECK(parse_profile_with("fit", "1,1,1,1,1,1 fit=1,1,1,1,1,1")); /* twice */
     CHECK(parse_profile_with("op", "write op=read"));
+    CHECK(parse_profile_with("when", "1 when=2"));      /* twice */
     CHECK(parse("tacio-wisdom 2\nprofile op=write\n")); /* fields missing */
+    /* each field left out alone: refused */
+    static const char *const each[] = {"op",      "ranks", "hosts",    "per_host", "mpi", "fs",
+                                       "machine", "fit",   "choosing", "calls",    "when"};
+    for (size_t i = 0; i < sizeof each / sizeof *each; i++) {
+        struct wisdom_profile p = profile("write", 1);
+        char line[1024], text[1100], key[32];
+        wisdom_profile_line(&p, line, sizeof line);
+        snprintf(key, sizeof key, " %s=", each[i]);
+        char *at = strstr(line, key), *end = at ? strchr(at + 1, ' ') : NULL;
+        CHECK(at != NULL);
+        if (!at)
+            continue;
+        *at = '\0';
+        snprintf(text, sizeof text, "tacio-wisdom 2\n%s%s\n", line, end ? end : "");
+        CHECK(parse(text));
+    }
+    /* a profile the reader would refuse is not put (it would lose the file) */
+    struct wisdom none = {0};
+    struct wisdom_profile bad = profile("write", 1);
+    bad.fit[2] = NAN;
+    CHECK(wisdom_put_profile(&none, &bad) == TACIO_EINVAL);
+    bad.fit[2] = 1, bad.choosing = 5000;
+    CHECK(wisdom_put_profile(&none, &bad) == TACIO_EINVAL);
+    CHECK_EQ(none.np, 0);
+    wisdom_free(&none);
     CHECK(parse("tacio-wisdom 2\nprofile\n"));
+}
+
+/* A file is written as version 1 where it holds no profile (an older
+ * tacio reads it still), as 2 where it does. */
+static void test_written_version(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/wisdom_version.txt", dir);
+    struct wisdom w = {0}, back;
+    struct wisdom_entry e = entry(3, "romio:2");
+    struct wisdom_profile p = profile("read", 1);
+    bool missing;
+    CHECK(!wisdom_put(&w, &e) && !wisdom_write(path, &w));
+    FILE *f = fopen(path, "r");
+    char head[32] = "";
+    CHECK(f && fgets(head, sizeof head, f) && !strcmp(head, "tacio-wisdom 1\n"));
+    if (f)
+        fclose(f);
+    CHECK(!wisdom_put_profile(&w, &p) && !wisdom_write(path, &w));
+    f = fopen(path, "r");
+    CHECK(f && fgets(head, sizeof head, f) && !strcmp(head, "tacio-wisdom 2\n"));
+    if (f)
+        fclose(f);
+    CHECK(!wisdom_read(path, &back, &missing) && back.n == 1 && back.np == 1);
+    wisdom_free(&back);
+    wisdom_free(&w);
+    unlink(path);
 }
 
 /* Each child adds its own entries, one update at a time: every entry of
@@ -276,6 +331,7 @@ int main(int argc, char **argv)
     test_round_trip();
     test_rules();
     test_profiles();
+    test_written_version(dir);
     test_concurrent(dir);
     rmdir(dir);
     return check_report("test_wisdom_file");

@@ -435,13 +435,22 @@ static bool choosing_pays(const struct plan_ctx *ctx, const struct tacio_plan *d
     return !(cost > 0) || AUTO_MARGIN * dflt->m.model_seconds >= cost;
 }
 
-/* Whether auto_plan rates its candidates on ctx's call: not on a shape's
- * first call (no trial, nothing remembered) where choosing would not pay
- * (choosing_pays, on the default's plan). */
+/* Whether ctx's call is one where choosing may not pay: a shape's first
+ * call (no trial, nothing remembered, not the hosts' gathered accesses),
+ * on a machine where what choosing costs was measured. */
+static bool choosing_weighed(const struct plan_ctx *ctx)
+{
+    return !ctx->trial && !ctx->recalled && !ctx->nodes_choice && ctx->fit &&
+           ctx->fit->choosing > 0;
+}
+
+/* Whether auto_plan rates its candidates on ctx's call: not where
+ * choosing is weighed and would not pay (choosing_pays, on the default's
+ * plan). */
 static int first_call_ranks(const struct plan_ctx *ctx, bool *out)
 {
     *out = true;
-    if (ctx->trial || ctx->recalled || ctx->nodes_choice || !ctx->fit || !(ctx->fit->choosing > 0))
+    if (!choosing_weighed(ctx))
         return 0;
     struct tacio_plan *dflt = NULL;
     int rc = default_plan(ctx, &dflt);
@@ -501,7 +510,7 @@ static int auto_plan(const struct plan_ctx *ctx, struct tacio_plan **out)
     summary.cmatrix_of = NULL; /* C from ctx->pat: under the engine, the summary */
     /* one more kept than asked for: whether a later trial has a candidate */
     struct ranking r = {.keep = j + 2 < AUTO_TRIALS_MAX ? j + 2 : AUTO_TRIALS_MAX};
-    if (!ctx->trial && (rc = default_unless_choosing_pays(ctx, &summary, &r, out)) <= 0)
+    if (choosing_weighed(ctx) && (rc = default_unless_choosing_pays(ctx, &summary, &r, out)) <= 0)
         return rc;
     rc = rank_candidates(&summary, &r);
     bool last = r.n < j + 2 || !in_band(&r, j + 1), is_default = false;
