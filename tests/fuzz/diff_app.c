@@ -596,8 +596,8 @@ static const char *view_doc(const struct state *s)
 }
 
 /* Whether this is Open MPI's OMPIO (its default MPI-IO; run.sh picks
- * romio321 with OMPI_MCA_io at 3 and 4 ranks, where OMPIO's collectives
- * hang now and then under this program, erroneous calls or not). */
+ * its ROMIO with OMPI_MCA_io from 2 ranks, where OMPIO's opens and
+ * collectives hang now and then under this program). */
 static int ompio(void)
 {
 #ifdef OPEN_MPI

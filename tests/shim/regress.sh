@@ -30,10 +30,10 @@ run() { # run PRELOAD STRATEGY CASE...: the app's verdict and tacio's share
     fi
 }
 
-baseline=(status hints split badview)
+baseline=(status hints split badview excl)
 [ "$kind" = openmpi ] && baseline+=(tile) # OMPIO gets it right, ROMIO does not
 run "" romio "${baseline[@]}"
 for s in "$@"; do
-    run "$shim" "$s" tile status eof hints split badview
+    run "$shim" "$s" tile status eof hints split badview excl
 done
 report

@@ -10,7 +10,9 @@
  *   split    halves of the job open different files at once;
  *   badview  a filetype whose displacements go backwards, refused by
  *            set_view itself (as ROMIO and OMPIO refuse it), not by the
- *            next collective; the file then works with a good view.
+ *            next collective; the file then works with a good view;
+ *   excl     CREATE with EXCL: a new file opened on every rank, with its
+ *            amode read back, then refused on every rank as it exists.
  * Every file is checked with POSIX reads against its closed form. The MPIs'
  * own MPI-IO fail some of these (ROMIO writes the tile case to the wrong
  * offsets; ROMIO and OMPIO report a read past the end as whole), so the
@@ -273,6 +275,38 @@ static void case_badview(const char *dir, MPI_Comm comm, MPI_Info info)
     check(posix_int_at(path, rank) == v, "badview: file int %d", rank);
 }
 
+/* excl: each round, a new file opened with CREATE|EXCL by every rank
+ * (which must succeed everywhere, with the amode given read back), then
+ * again (which must fail everywhere, as the file exists); rounds, as the
+ * ranks race to create it. */
+#define EXCL_ROUNDS 10
+static void case_excl(const char *dir, MPI_Comm comm, MPI_Info info)
+{
+    char path[512];
+    path_of(path, sizeof path, dir, "excl");
+    int amode = MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY;
+    for (int round = 0; round < EXCL_ROUNDS; round++) {
+        if (rank == 0)
+            unlink(path);
+        MPI_Barrier(comm);
+        MPI_File fh = MPI_FILE_NULL;
+        int rc = MPI_File_open(comm, path, amode, info, &fh), got = 0, cls = MPI_SUCCESS;
+        check(rc == MPI_SUCCESS, "excl round %d: a new file: error %d", round, rc);
+        if (rc != MPI_SUCCESS)
+            return;
+        MPI_File_get_amode(fh, &got);
+        check(got == amode, "excl: get_amode %#x, opened with %#x", got, amode);
+        MPI_File_close(&fh);
+        rc = MPI_File_open(comm, path, amode, info, &fh);
+        MPI_Error_class(rc, &cls);
+        /* MPI_ERR_FILE_EXISTS by the standard; MPICH's ROMIO says MPI_ERR_IO */
+        check(cls == MPI_ERR_FILE_EXISTS || cls == MPI_ERR_IO,
+              "excl round %d: the file again: class %d", round, cls);
+        if (rc == MPI_SUCCESS)
+            MPI_File_close(&fh);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -280,8 +314,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     const char *dir = argc > 1 ? argv[1] : ".";
     if (rank == 0) { /* MPI_MODE_CREATE does not truncate: start from nothing */
-        const char *names[] = {"tile",   "status", "hints0", "hints1", "hints2",
-                               "hints3", "hints4", "split0", "split1", "badview"};
+        const char *names[] = {"tile",   "status", "hints0", "hints1",  "hints2", "hints3",
+                               "hints4", "split0", "split1", "badview", "excl"};
         for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
             char path[512];
             path_of(path, sizeof path, dir, names[i]);
@@ -302,6 +336,8 @@ int main(int argc, char **argv)
             case_split(dir, MPI_INFO_NULL);
         else if (!strcmp(argv[i], "badview"))
             case_badview(dir, MPI_COMM_WORLD, MPI_INFO_NULL);
+        else if (!strcmp(argv[i], "excl"))
+            case_excl(dir, MPI_COMM_WORLD, MPI_INFO_NULL);
         else
             check(0, "unknown case '%s'", argv[i]);
     }
