@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -134,6 +135,16 @@ static int64_t recv_typed_piece(const struct exec_hints *h)
     return h->recv_datatype == OPT_AUTOMATIC && mpi_unpacks_fast() ? RECV_TYPED_PIECE : -1;
 }
 
+/* A ROMIO hint whose value did not parse, ignored (hints.h): said on
+ * stderr by rank 0, once a process, as a program may open many files with
+ * the same info. */
+static void say_ignored(const struct tacio_file *f, const struct exec_hints *h)
+{
+    static atomic_bool said;
+    if (f->rank == 0 && h->ignored[0] && !atomic_exchange(&said, true))
+        fprintf(stderr, "tacio: hint %s is not valid: ignored, as ROMIO ignores it\n", h->ignored);
+}
+
 /* TACIO_PRINT_HINTS=1: the effective hints once per file on rank 0, as
  * ROMIO_PRINT_HINTS does; a clamped cb_nodes is reported, not an error. */
 static void print_hints(const struct tacio_file *f)
@@ -232,6 +243,7 @@ int tacio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, t
         return api_result(rc);
     }
     print_hints(f);
+    say_ignored(f, &f->hints);
     warm_open();
     if (f->rank == 0) { /* the planner's rank */
         learned_open(&f->learned, f->hints.wisdom, f->topo, f->fd);
@@ -320,6 +332,8 @@ int tacio_file_set_view(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype, MPI
     uint64_t digest;
     int local = view_local(f, disp, etype, filetype, datarep, info, &h, &digest);
     int rc = agree_hints(f->comm, digest, local);
+    if (!rc && info != MPI_INFO_NULL)
+        say_ignored(f, &h);
     if (!rc)
         take_hints(f, info, &h, digest);
     return api_result(rc);
@@ -337,8 +351,10 @@ int tacio_file_adopt_view(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype,
     if (rc) /* every access fails with it, agreed, until the next view */
         snprintf(f->view.errmsg, sizeof f->view.errmsg, "the view set last: %s",
                  tacio_last_error());
-    else
+    else if (info != MPI_INFO_NULL) {
+        say_ignored(f, &h);
         take_hints(f, info, &h, digest);
+    }
     return MPI_SUCCESS;
 }
 

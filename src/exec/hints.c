@@ -2,6 +2,11 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+/* ROMIO's system-wide hints file, read where ROMIO_HINTS names none it can
+ * read (ROMIO's adio/common/system_hints.c) */
+#define ROMIO_SYSTEM_HINTS "/etc/romio-hints"
 
 #define FIELD(f) OPT_FIELD(struct exec_hints, f)
 #define SIZE(key, f, min, dflt, help)                                                              \
@@ -56,7 +61,7 @@ static const struct opt_table table = {defs, sizeof defs / sizeof *defs, NULL};
  * library (ignored), or an unknown tacio_ key (an error: a typo must not go
  * unnoticed). Other keys belong to the MPI library or to libraries above it
  * (PnetCDF's nc_*), as in ROMIO. */
-static int set_one(struct exec_hints *h, const char *key, const char *value)
+static int set_strict(struct exec_hints *h, const char *key, const char *value)
 {
     const struct opt_def *d = opts_find(&table, key);
     if (d)
@@ -71,8 +76,25 @@ static int set_one(struct exec_hints *h, const char *key, const char *value)
     return tacio_fail(TACIO_EINVAL, "unknown hint '%s'; tacio's are %s", key, names);
 }
 
-/* A ROMIO_HINTS-style file: "key value" lines, '#' comments. */
-static int apply_file(struct exec_hints *h, const char *path)
+/* set_strict, except that a ROMIO hint (any key but tacio_'s) whose value
+ * does not parse or is out of range is ignored, as ROMIO ignores it: the
+ * hints stay as they were, and h->ignored names it. */
+static int set_one(struct exec_hints *h, const char *key, const char *value)
+{
+    struct exec_hints before = *h;
+    int rc = set_strict(h, key, value);
+    if (!(rc == TACIO_EINVAL || rc == TACIO_ERANGE) || !strncmp(key, "tacio_", 6) ||
+        !(hints_find(key) || opts_find(&table, key)))
+        return rc; /* tacio's, or a key no one knows (set_strict's rules) */
+    *h = before;
+    snprintf(h->ignored, sizeof h->ignored, "%s=%s", key, value);
+    return 0;
+}
+
+/* A hints file: "key value" lines, '#' comments. ROMIO's (romio true)
+ * skips a malformed line, as ROMIO does (a key alone, or more than two
+ * words); TACIO_HINTS_FILE's refuses it. */
+static int apply_file(struct exec_hints *h, const char *path, bool romio)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -81,16 +103,26 @@ static int apply_file(struct exec_hints *h, const char *path)
     int rc = 0, lineno = 0;
     while (!rc && fgets(line, sizeof line, f)) {
         lineno++;
-        char key[256], val[768];
+        char key[256], val[768], more[2];
         strip_comment(line);
-        int n = sscanf(line, "%255s %767s", key, val);
-        if (n == 1)
-            rc = tacio_fail(TACIO_EINVAL, "%s:%d: expected 'key value'", path, lineno);
-        else if (n == 2)
+        int n = sscanf(line, "%255s %767s %1s", key, val, more);
+        if (n == 2)
             rc = set_one(h, key, val);
+        else if (n != 0 && n != EOF && !romio)
+            rc = tacio_fail(TACIO_EINVAL, "%s:%d: expected 'key value'", path, lineno);
     }
     fclose(f);
     return rc;
+}
+
+/* ROMIO's hints file: ROMIO_HINTS where it can be read, else the system's
+ * where it can (ROMIO's order); NULL: none. */
+static const char *romio_file(void)
+{
+    const char *env = getenv("ROMIO_HINTS");
+    if (env && *env && access(env, R_OK) == 0)
+        return env;
+    return access(ROMIO_SYSTEM_HINTS, R_OK) == 0 ? ROMIO_SYSTEM_HINTS : NULL;
 }
 
 /* Whether the text at s starts a new TACIO_HINTS item: "key=" with a key
@@ -165,10 +197,11 @@ int hints_from(const struct exec_hints *base, MPI_Info info, struct exec_hints *
         *out = *base;
     else
         rc = defaults(out);
-    const char *files[] = {getenv("ROMIO_HINTS"), getenv("TACIO_HINTS_FILE")};
-    for (int i = 0; i < 2 && !rc && !base; i++)
+    out->ignored[0] = '\0';
+    const char *files[] = {base ? NULL : romio_file(), base ? NULL : getenv("TACIO_HINTS_FILE")};
+    for (int i = 0; i < 2 && !rc; i++)
         if (files[i] && *files[i])
-            rc = apply_file(out, files[i]);
+            rc = apply_file(out, files[i], i == 0);
     if (!rc && !base)
         rc = apply_env(out);
     if (!rc)

@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,13 +103,14 @@ static int64_t draw_id(void)
     return (int64_t)(id & INT64_MAX);
 }
 
-/* The shim's entry for a file the library opened: its own communicator,
- * and the shared pointer's file named with an id rank 0 draws. One
- * collective: whether every rank has its entry, with rank 0's id. */
+/* The shim's entry for a file the library opened at path (NULL: one
+ * tacio cannot reach), its own communicator, and the shared pointer's
+ * file named with an id rank 0 draws. One collective: whether every rank
+ * has its entry, with rank 0's id. */
 static struct shimfile *shimfile_new(MPI_Comm comm, const char *path, int amode)
 {
-    struct shimfile *s = calloc(1, sizeof *s);
-    char *name = malloc(strlen(path) + 64);
+    struct shimfile *s = path ? calloc(1, sizeof *s) : NULL;
+    char *name = path ? malloc(strlen(path) + 64) : NULL;
     MPI_Comm dup = MPI_COMM_NULL;
     MPI_Comm_dup(comm, &dup);
     int rank = 0;
@@ -135,19 +137,51 @@ static struct shimfile *shimfile_new(MPI_Comm comm, const char *path, int amode)
     return s;
 }
 
+/* ROMIO's file system prefixes, which a program may put before a file's
+ * name to choose ROMIO's driver ("ufs:/scratch/f"): drivers that reach
+ * the file through POSIX, and those that do not (user-space file systems,
+ * ROMIO's test driver). */
+static const char *const posix_prefixes[] = {"ufs:", "nfs:", "xfs:", "lustre:", "gpfs:", "panfs:"};
+static const char *const other_prefixes[] = {
+    "pvfs2:", "daos:", "quobytefs:", "ime:", "zoidfs:", "testfs:"};
+
+static bool has_prefix(const char *name, const char *const *list, size_t n, size_t *len)
+{
+    for (size_t i = 0; i < n; i++) {
+        *len = strlen(list[i]);
+        if (!strncasecmp(name, list[i], *len))
+            return true;
+    }
+    return false;
+}
+
+/* The path tacio opens for a file the MPI opened under name: the name
+ * after a POSIX driver's prefix, or the name itself; NULL for a driver
+ * that does not go through POSIX (tacio stays out of that file). */
+static const char *posix_path(const char *name)
+{
+    size_t len = 0;
+    if (has_prefix(name, posix_prefixes, sizeof posix_prefixes / sizeof *posix_prefixes, &len))
+        return name + len;
+    if (has_prefix(name, other_prefixes, sizeof other_prefixes / sizeof *other_prefixes, &len))
+        return NULL;
+    return name;
+}
+
 TACIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                             MPI_File *fh)
 {
     int rc = PMPI_File_open(comm, filename, amode, info, fh);
     if (rc != MPI_SUCCESS || shim_disabled())
         return rc;
-    struct shimfile *s = shimfile_new(comm, filename, amode);
+    const char *path = posix_path(filename);
+    struct shimfile *s = shimfile_new(comm, path, amode);
     if (!s)
         return rc; /* tacio stays out of this file; MPI serves it */
     /* MPI created (or refused) the file already; tacio only opens it */
     int mode = amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE);
     shim_depth++;
-    rc = tacio_file_open(comm, filename, mode, info, &s->tf);
+    rc = tacio_file_open(comm, path, mode, info, &s->tf);
     shim_depth--;
     if (rc != MPI_SUCCESS) {
         PMPI_File_close(fh);

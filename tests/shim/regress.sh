@@ -30,10 +30,12 @@ run() { # run PRELOAD STRATEGY CASE...: the app's verdict and tacio's share
     fi
 }
 
-baseline=(status hints split badview excl)
+baseline=(status hints split badview excl romiohints)
 [ "$kind" = openmpi ] && baseline+=(tile) # OMPIO gets it right, ROMIO does not
-run "" romio "${baseline[@]}"
+prefix=()
+[ "$kind" = mpich ] && prefix=(prefix) # ROMIO's file system prefixes: OMPIO has none
+run "" romio "${baseline[@]}" "${prefix[@]}"
 for s in "$@"; do
-    run "$shim" "$s" tile status eof hints split badview excl
+    run "$shim" "$s" tile status eof hints split badview excl romiohints "${prefix[@]}"
 done
 report

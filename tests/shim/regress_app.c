@@ -12,7 +12,12 @@
  *            set_view itself (as ROMIO and OMPIO refuse it), not by the
  *            next collective; the file then works with a good view;
  *   excl     CREATE with EXCL: a new file opened on every rank, with its
- *            amode read back, then refused on every rank as it exists.
+ *            amode read back, then refused on every rank as it exists;
+ *   prefix   a name with ROMIO's "ufs:" prefix (ROMIO's MPIs take it;
+ *            OMPIO does not);
+ *   romiohints  what ROMIO lets pass: a ROMIO_HINTS file that cannot be
+ *            read, one with malformed lines, ROMIO hints whose values do
+ *            not parse.
  * Every file is checked with POSIX reads against its closed form. The MPIs'
  * own MPI-IO fail some of these (ROMIO writes the tile case to the wrong
  * offsets; ROMIO and OMPIO report a read past the end as whole), so the
@@ -307,6 +312,71 @@ static void case_excl(const char *dir, MPI_Comm comm, MPI_Info info)
     }
 }
 
+/* prefix: "ufs:" before the name, written collectively, read with POSIX
+ * at the name without it. */
+static void case_prefix(const char *dir, MPI_Comm comm, MPI_Info info)
+{
+    char path[512], named[520];
+    path_of(path, sizeof path, dir, "prefix");
+    snprintf(named, sizeof named, "ufs:%s", path);
+    MPI_File fh = open_file(comm, named, info);
+    if (fh == MPI_FILE_NULL)
+        return;
+    int v[2] = {7000 + rank, 8000 + rank};
+    int rc =
+        MPI_File_write_at_all(fh, (MPI_Offset)sizeof v * rank, v, 2, MPI_INT, MPI_STATUS_IGNORE);
+    check(rc == MPI_SUCCESS, "prefix: write_at_all: error %d", rc);
+    MPI_File_close(&fh);
+    MPI_Barrier(comm);
+    check(posix_int_at(path, 2L * rank) == v[0] && posix_int_at(path, 2L * rank + 1) == v[1],
+          "prefix: file ints %d, %d", 2 * rank, 2 * rank + 1);
+}
+
+/* romiohints: one open under each of three hints setups ROMIO ignores,
+ * each file written and checked */
+static void romiohints_file(const char *dir, MPI_Comm comm, MPI_Info info, int k)
+{
+    char path[512], name[32];
+    snprintf(name, sizeof name, "romiohints%d", k);
+    path_of(path, sizeof path, dir, name);
+    MPI_File fh = open_file(comm, path, info);
+    if (fh == MPI_FILE_NULL)
+        return;
+    int v = 100 * k + rank;
+    int rc =
+        MPI_File_write_at_all(fh, (MPI_Offset)sizeof v * rank, &v, 1, MPI_INT, MPI_STATUS_IGNORE);
+    check(rc == MPI_SUCCESS, "romiohints %d: write_at_all: error %d", k, rc);
+    MPI_File_close(&fh);
+    MPI_Barrier(comm);
+    check(posix_int_at(path, rank) == v, "romiohints %d: file int %d", k, rank);
+}
+
+static void case_romiohints(const char *dir, MPI_Comm comm)
+{
+    char hints[512];
+    snprintf(hints, sizeof hints, "%s/regress_no_such_hints", dir);
+    setenv("ROMIO_HINTS", hints, 1); /* ROMIO reads it at every open */
+    romiohints_file(dir, comm, MPI_INFO_NULL, 0);
+    snprintf(hints, sizeof hints, "%s/regress_hints.txt", dir);
+    if (rank == 0) {
+        FILE *f = fopen(hints, "w");
+        if (f) { /* a key alone, three words, then a good line */
+            fprintf(f, "# malformed lines\ncb_buffer_size\nstriping_unit 1m extra\ncb_nodes 1\n");
+            fclose(f);
+        }
+    }
+    MPI_Barrier(comm);
+    setenv("ROMIO_HINTS", hints, 1);
+    romiohints_file(dir, comm, MPI_INFO_NULL, 1);
+    unsetenv("ROMIO_HINTS");
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cb_buffer_size", "lots");
+    MPI_Info_set(info, "romio_cb_write", "sometimes");
+    romiohints_file(dir, comm, info, 2);
+    MPI_Info_free(&info);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -314,8 +384,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     const char *dir = argc > 1 ? argv[1] : ".";
     if (rank == 0) { /* MPI_MODE_CREATE does not truncate: start from nothing */
-        const char *names[] = {"tile",   "status", "hints0", "hints1",  "hints2", "hints3",
-                               "hints4", "split0", "split1", "badview", "excl"};
+        const char *names[] = {"tile",   "status", "hints0",      "hints1",      "hints2",
+                               "hints3", "hints4", "split0",      "split1",      "badview",
+                               "excl",   "prefix", "romiohints0", "romiohints1", "romiohints2"};
         for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
             char path[512];
             path_of(path, sizeof path, dir, names[i]);
@@ -338,6 +409,10 @@ int main(int argc, char **argv)
             case_badview(dir, MPI_COMM_WORLD, MPI_INFO_NULL);
         else if (!strcmp(argv[i], "excl"))
             case_excl(dir, MPI_COMM_WORLD, MPI_INFO_NULL);
+        else if (!strcmp(argv[i], "prefix"))
+            case_prefix(dir, MPI_COMM_WORLD, MPI_INFO_NULL);
+        else if (!strcmp(argv[i], "romiohints"))
+            case_romiohints(dir, MPI_COMM_WORLD);
         else
             check(0, "unknown case '%s'", argv[i]);
     }
