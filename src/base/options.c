@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 const char *const opt_tristate[] = {"enable", "disable", "automatic", NULL};
 
@@ -46,7 +47,7 @@ static int set_choice(const struct opt_def *d, const char *value, int *dst)
 {
     char list[128] = "";
     for (size_t i = 0, n = 0; d->choices[i]; i++) {
-        if (!strcmp(value, d->choices[i])) {
+        if (!strcasecmp(value, d->choices[i])) { /* ROMIO takes ENABLE too */
             *dst = (int)i;
             return 0;
         }

@@ -135,14 +135,14 @@ static int64_t recv_typed_piece(const struct exec_hints *h)
     return h->recv_datatype == OPT_AUTOMATIC && mpi_unpacks_fast() ? RECV_TYPED_PIECE : -1;
 }
 
-/* A ROMIO hint whose value did not parse, ignored (hints.h): said on
+/* A ROMIO hint tacio could not take as given (hints.h, ignored): said on
  * stderr by rank 0, once a process, as a program may open many files with
  * the same info. */
 static void say_ignored(const struct tacio_file *f, const struct exec_hints *h)
 {
     static atomic_bool said;
     if (f->rank == 0 && h->ignored[0] && !atomic_exchange(&said, true))
-        fprintf(stderr, "tacio: hint %s is not valid: ignored, as ROMIO ignores it\n", h->ignored);
+        fprintf(stderr, "tacio: hint %s\n", h->ignored);
 }
 
 /* TACIO_PRINT_HINTS=1: the effective hints once per file on rank 0, as

@@ -7,6 +7,8 @@
 /* ROMIO's system-wide hints file, read where ROMIO_HINTS names none it can
  * read (ROMIO's adio/common/system_hints.c) */
 #define ROMIO_SYSTEM_HINTS "/etc/romio-hints"
+/* the largest window tacio takes (counts of bytes in a round are int) */
+#define CB_BUFFER_MAX ((int64_t)1 << 30)
 
 #define FIELD(f) OPT_FIELD(struct exec_hints, f)
 #define SIZE(key, f, min, dflt, help)                                                              \
@@ -87,13 +89,15 @@ static int set_one(struct exec_hints *h, const char *key, const char *value)
         !(hints_find(key) || opts_find(&table, key)))
         return rc; /* tacio's, or a key no one knows (set_strict's rules) */
     *h = before;
-    snprintf(h->ignored, sizeof h->ignored, "%s=%s", key, value);
+    snprintf(h->ignored, sizeof h->ignored, "%s=%s is not valid: ignored, as ROMIO ignores it", key,
+             value);
     return 0;
 }
 
 /* A hints file: "key value" lines, '#' comments. ROMIO's (romio true)
  * skips a malformed line, as ROMIO does (a key alone, or more than two
- * words); TACIO_HINTS_FILE's refuses it. */
+ * words), unless it names a tacio_ key (a typo must not go unnoticed);
+ * TACIO_HINTS_FILE's refuses it. */
 static int apply_file(struct exec_hints *h, const char *path, bool romio)
 {
     FILE *f = fopen(path, "r");
@@ -108,8 +112,9 @@ static int apply_file(struct exec_hints *h, const char *path, bool romio)
         int n = sscanf(line, "%255s %767s %1s", key, val, more);
         if (n == 2)
             rc = set_one(h, key, val);
-        else if (n != 0 && n != EOF && !romio)
-            rc = tacio_fail(TACIO_EINVAL, "%s:%d: expected 'key value'", path, lineno);
+        else if (n != EOF && (!romio || !strncmp(key, "tacio_", 6)))
+            rc = tacio_fail(TACIO_EINVAL, "%s:%d: the line of '%s': expected 'key value'", path,
+                            lineno, key);
     }
     fclose(f);
     return rc;
@@ -206,8 +211,12 @@ int hints_from(const struct exec_hints *base, MPI_Info info, struct exec_hints *
         rc = apply_env(out);
     if (!rc)
         rc = apply_info(out, info);
-    if (!rc && out->core.cb_buffer_size > (1 << 30))
-        rc = tacio_fail(TACIO_ERANGE, "cb_buffer_size above 1 GiB is not supported");
+    if (!rc && out->core.cb_buffer_size > CB_BUFFER_MAX) { /* ROMIO takes it: a window's size */
+        snprintf(out->ignored, sizeof out->ignored,
+                 "cb_buffer_size=%lld is above 1 GiB: 1 GiB used",
+                 (long long)out->core.cb_buffer_size);
+        out->core.cb_buffer_size = CB_BUFFER_MAX;
+    }
     return rc;
 }
 

@@ -34,9 +34,10 @@ struct exec_hints {
     int64_t mem_per_node;   /* 0: no cap */
     int64_t auto_trials;    /* auto: the model's candidates timed on repeated calls */
     char wisdom[512];       /* auto: the file of learned choices (learned.h); "": none */
-    /* the last ROMIO hint whose value did not parse, as "key=value", left at
-     * what it was, as ROMIO ignores it ("": none); not a hint itself */
-    char ignored[160];
+    /* what was made of the last ROMIO hint whose value tacio could not
+     * take as given, in words (ignored, as ROMIO ignores it, or clamped);
+     * "": none; not a hint itself */
+    char ignored[200];
 };
 
 /* Lowest to highest precedence: the defaults, the hints files (ROMIO's,
@@ -44,8 +45,9 @@ struct exec_hints {
  * only info goes over it. ROMIO's file is ROMIO_HINTS where it can be
  * read, else /etc/romio-hints where it can, else none, and its malformed
  * lines are skipped, as ROMIO does; TACIO_HINTS_FILE must be readable and
- * well formed. A ROMIO hint whose value does not parse is ignored
- * (out->ignored says which); a tacio_ one fails. */
+ * well formed. A ROMIO hint whose value does not parse is ignored and a
+ * cb_buffer_size above 1 GiB clamped (out->ignored says which); a tacio_
+ * one fails. */
 int hints_from(const struct exec_hints *base, MPI_Info info, struct exec_hints *out);
 /* A digest of every hint's value: what ranks compare. */
 uint64_t hints_digest(const struct exec_hints *h);

@@ -87,7 +87,7 @@ static const struct opt_def defs[] = {
          "ROMIO's: the number of aggregators (file domains); unset: every rank "
          "cb_config_list offers; clamped to those, not an error"),
     SIZE("cb_buffer_size", cb_buffer_size, 1, "16m",
-         "ROMIO's: an aggregator's window per round, in bytes (at most 1 GiB)"),
+         "ROMIO's: an aggregator's window per round, in bytes (above 1 GiB: 1 GiB)"),
     {"cb_config_list", OPT_TEXT, FIELD(cb_config_list), 0, NULL, NULL, check_config_list,
      "ROMIO's: which ranks may aggregate, NAME[:N|:*],... with host names or *; a list "
      "no host matches falls back to *:1; unset: *:1 (ROMIO's), but every rank (*:*) where "

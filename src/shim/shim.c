@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,7 +144,7 @@ static struct shimfile *shimfile_new(MPI_Comm comm, const char *path, int amode)
  * ROMIO's test driver). */
 static const char *const posix_prefixes[] = {"ufs:", "nfs:", "xfs:", "lustre:", "gpfs:", "panfs:"};
 static const char *const other_prefixes[] = {
-    "pvfs2:", "daos:", "quobytefs:", "ime:", "zoidfs:", "testfs:"};
+    "pvfs2:", "daos:", "quobyte:", "ime:", "zoidfs:", "testfs:"};
 
 static bool has_prefix(const char *name, const char *const *list, size_t n, size_t *len)
 {
@@ -156,11 +157,16 @@ static bool has_prefix(const char *name, const char *const *list, size_t n, size
 }
 
 /* The path tacio opens for a file the MPI opened under name: the name
- * after a POSIX driver's prefix, or the name itself; NULL for a driver
- * that does not go through POSIX (tacio stays out of that file). */
+ * itself where a file has that name (an MPI without ROMIO's prefixes,
+ * OMPIO, takes "nfs:out" as a name), else the name after a POSIX driver's
+ * prefix; NULL for a driver that does not go through POSIX (tacio stays
+ * out of that file). */
 static const char *posix_path(const char *name)
 {
     size_t len = 0;
+    struct stat st;
+    if (stat(name, &st) == 0)
+        return name;
     if (has_prefix(name, posix_prefixes, sizeof posix_prefixes / sizeof *posix_prefixes, &len))
         return name + len;
     if (has_prefix(name, other_prefixes, sizeof other_prefixes / sizeof *other_prefixes, &len))

@@ -54,8 +54,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # launches with the shim and without (2026-12-07): one rank's open fails
 # inside OMPIO and closes the file again while the other waits in its
 # shared file pointer's open, in OMPIO's own MPI_File_open.
+# (Every run of Open MPI here: its own, the shim's on top of it and the
+# tie-breaker's; the shim on top of OMPIO is fuzzed at 1 rank.)
 unset OMPI_MCA_io
-[ "$np" -gt 1 ] && export OMPI_MCA_io=$(ompi_romio "$(mpiexec_of openmpi)")
+if [ "$np" -gt 1 ]; then
+    romio=$(ompi_romio "$(mpiexec_of openmpi)")
+    [ -n "$romio" ] || { ko "no ROMIO component in $(mpiexec_of openmpi)'s Open MPI"; report; exit 1; }
+    export OMPI_MCA_io=$romio
+fi
 export TACIO_HINTS=tacio_ranks_per_node=2
 # TACIO_DEFER_VIEWS=0 (mpi.fuzz.eager): the shim hands every view to the
 # library at once, the path Fortran, atomic and external32 views take

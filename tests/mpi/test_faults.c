@@ -140,6 +140,31 @@ static void bad_hint(const char *key, const char *value, int cls, const char *su
         expect_error(what, rc, cls, substr);
 }
 
+/* A ROMIO_HINTS file skips a malformed line, as ROMIO does, but not one
+ * naming a tacio_ key: a typo there fails the open on every rank. */
+static void romio_hints_typo(void)
+{
+    char path[512], hints[512];
+    snprintf(path, sizeof path, "%s/faults.dat", dir);
+    snprintf(hints, sizeof hints, "%s/faults_hints.txt", dir);
+    if (rank == 0) {
+        FILE *f = fopen(hints, "w");
+        if (f) {
+            fprintf(f, "cb_nodes\ntacio_strategy=mccio\n");
+            fclose(f);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    setenv("ROMIO_HINTS", hints, 1);
+    tacio_file_t fh;
+    int rc =
+        tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
+    unsetenv("ROMIO_HINTS");
+    if (rc == MPI_SUCCESS)
+        tacio_file_close(&fh);
+    expect_error("a tacio_ line malformed in ROMIO_HINTS", rc, MPI_ERR_ARG, "tacio_strategy");
+}
+
 /* One rank alone sets a hint: every rank must fail the open (a plan
  * computed from different hints would hang the collective). auto's cost
  * model constants change its plan, so they must be agreed too. */
@@ -342,6 +367,8 @@ int main(int argc, char **argv)
     bad_hint("cb_buffer_size", "0", MPI_SUCCESS, "");
     bad_hint("cb_nodes", "many", MPI_SUCCESS, "");
     bad_hint("cb_config_list", "node1:two", MPI_SUCCESS, "");
+    bad_hint("cb_buffer_size", "2g", MPI_SUCCESS, ""); /* taken as 1 GiB */
+    romio_hints_typo();
     bad_hint("cb_config_list", "node1:2,*:1", MPI_SUCCESS, ""); /* ROMIO's names */
     bad_hint("cb_nodes", "100", MPI_SUCCESS, "");
     differing_hints();

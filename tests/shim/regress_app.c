@@ -280,6 +280,16 @@ static void case_badview(const char *dir, MPI_Comm comm, MPI_Info info)
     check(posix_int_at(path, rank) == v, "badview: file int %d", rank);
 }
 
+/* 1 where every rank's open succeeded, 0 where none did, -1 otherwise
+ * (agreed: the ranks then decide alike whether to close) */
+static int opened_on(MPI_Comm comm, int rc)
+{
+    int ok = rc == MPI_SUCCESS, all[2] = {ok, -ok}, most[2];
+    MPI_Allreduce(all, most, 2, MPI_INT, MPI_MAX, comm);
+    int every = -most[1], any = most[0];
+    return every ? 1 : any ? -1 : 0;
+}
+
 /* excl: each round, a new file opened with CREATE|EXCL by every rank
  * (which must succeed everywhere, with the amode given read back), then
  * again (which must fail everywhere, as the file exists); rounds, as the
@@ -297,8 +307,8 @@ static void case_excl(const char *dir, MPI_Comm comm, MPI_Info info)
         MPI_File fh = MPI_FILE_NULL;
         int rc = MPI_File_open(comm, path, amode, info, &fh), got = 0, cls = MPI_SUCCESS;
         check(rc == MPI_SUCCESS, "excl round %d: a new file: error %d", round, rc);
-        if (rc != MPI_SUCCESS)
-            return;
+        if (opened_on(comm, rc) != 1)
+            return; /* not everywhere: a close would wait for the others */
         MPI_File_get_amode(fh, &got);
         check(got == amode, "excl: get_amode %#x, opened with %#x", got, amode);
         MPI_File_close(&fh);
@@ -307,8 +317,11 @@ static void case_excl(const char *dir, MPI_Comm comm, MPI_Info info)
         /* MPI_ERR_FILE_EXISTS by the standard; MPICH's ROMIO says MPI_ERR_IO */
         check(cls == MPI_ERR_FILE_EXISTS || cls == MPI_ERR_IO,
               "excl round %d: the file again: class %d", round, cls);
-        if (rc == MPI_SUCCESS)
+        int where = opened_on(comm, rc);
+        if (where == 1)
             MPI_File_close(&fh);
+        else if (where != 0)
+            return;
     }
 }
 
