@@ -219,6 +219,11 @@ static const struct field *key_field(const char *name)
     return NULL;
 }
 
+static bool profile_number_ok(double x, double below)
+{
+    return isfinite(x) && x >= 0 && x < below;
+}
+
 /* A multiplier or a time in a profile: finite, from 0 to below 1e9. */
 static bool profile_number(const char *v, const char **end, double *out)
 {
@@ -226,12 +231,7 @@ static bool profile_number(const char *v, const char **end, double *out)
     errno = 0;
     *out = strtod(v, &e);
     *end = e;
-    return !errno && e != v && isfinite(*out) && *out >= 0 && *out < 1e9;
-}
-
-static bool profile_number_ok(double x, double below)
-{
-    return isfinite(x) && x >= 0 && x < below;
+    return !errno && e != v && profile_number_ok(*out, 1e9);
 }
 
 bool wisdom_profile_valid(const struct wisdom_profile *p)

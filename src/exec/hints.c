@@ -85,9 +85,8 @@ static int set_one(struct exec_hints *h, const char *key, const char *value)
 {
     struct exec_hints before = *h;
     int rc = set_strict(h, key, value);
-    if (!(rc == TACIO_EINVAL || rc == TACIO_ERANGE) || !strncmp(key, "tacio_", 6) ||
-        !(hints_find(key) || opts_find(&table, key)))
-        return rc; /* tacio's, or a key no one knows (set_strict's rules) */
+    if (!(rc == TACIO_EINVAL || rc == TACIO_ERANGE) || !strncmp(key, "tacio_", 6))
+        return rc; /* (set_strict fails other keys only where it knows them) */
     *h = before;
     snprintf(h->ignored, sizeof h->ignored, "%s=%s is not valid: ignored, as ROMIO ignores it", key,
              value);

@@ -230,7 +230,6 @@ void learned_keep_fits(struct learned *l, struct model_fit *fit)
                                    .calls = fit[w].earlier + fit[w].seen,
                                    .when = (int64_t)time(NULL)};
         memcpy(p.fit, fit_current(&fit[w])->coef, sizeof p.fit);
-        if (wisdom_profile_valid(&p)) /* else the file's stays: one bad line loses it all */
-            wisdom_put_profile(&l->found, &p);
+        wisdom_put_profile(&l->found, &p); /* refused if not valid: the file's stays */
     }
 }

@@ -156,22 +156,24 @@ static bool has_prefix(const char *name, const char *const *list, size_t n, size
     return false;
 }
 
-/* The path tacio opens for a file the MPI opened under name: the name
- * itself where a file has that name (an MPI without ROMIO's prefixes,
- * OMPIO, takes "nfs:out" as a name), else the name after a POSIX driver's
- * prefix; NULL for a driver that does not go through POSIX (tacio stays
- * out of that file). */
+/* The path tacio opens for a file the MPI opened under name: a name
+ * without a ROMIO prefix, or one some file has (an MPI without ROMIO's
+ * prefixes, OMPIO, takes "nfs:out" as a name), as it is; else the name
+ * after a POSIX driver's prefix, or NULL for a driver that does not go
+ * through POSIX (tacio stays out of that file). Only a prefixed name
+ * costs a stat. */
 static const char *posix_path(const char *name)
 {
     size_t len = 0;
     struct stat st;
+    bool posix =
+        has_prefix(name, posix_prefixes, sizeof posix_prefixes / sizeof *posix_prefixes, &len);
+    if (!posix &&
+        !has_prefix(name, other_prefixes, sizeof other_prefixes / sizeof *other_prefixes, &len))
+        return name;
     if (stat(name, &st) == 0)
         return name;
-    if (has_prefix(name, posix_prefixes, sizeof posix_prefixes / sizeof *posix_prefixes, &len))
-        return name + len;
-    if (has_prefix(name, other_prefixes, sizeof other_prefixes / sizeof *other_prefixes, &len))
-        return NULL;
-    return name;
+    return posix ? name + len : NULL;
 }
 
 TACIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
