@@ -62,7 +62,7 @@ typedef struct tacio_file *tacio_file_t;
     X(int64_t, independent, "independent", TACIO_STAT_PLAN) /* 1: independent I/O served it */     \
     X(int64_t, pipelined, "pipelined", TACIO_STAT_PLAN)     /* 1: I/O overlapped the exchange */   \
     X(int64_t, node_aggregated, "node_aggregated", TACIO_STAT_MAX) /* 1: a host gathered first */  \
-    X(int64_t, reused, "reused", TACIO_STAT_PLAN) /* 1: the schedule of the last call served it */ \
+    X(int64_t, reused, "reused", TACIO_STAT_PLAN) /* 1: a kept schedule served it */ \
     X(double, view, "view", TACIO_STAT_RANK) /* set_view since the last call: decoding the type */ \
     X(double, unaccounted, "unaccounted", TACIO_STAT_RANK) /* total minus st1..st5 */              \
     X(int64_t, call_us, "call_us", TACIO_STAT_MAX) /* the slowest rank's call, microseconds */     \

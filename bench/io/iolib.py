@@ -13,9 +13,10 @@ MPIS = mpis()
 
 
 def build(work, names):
-    """The programs for each MPI, with its own compiler. iobench takes its
-    patterns' closed forms from the planning core (bench/common/pattern.h),
-    linked statically from the Open MPI build: it holds no MPI."""
+    """The programs for each MPI, with its own compiler (iobench, latency
+    and alternate). iobench takes its patterns' closed forms from the
+    planning core (bench/common/pattern.h), linked statically from the Open
+    MPI build: it holds no MPI."""
     exe = {}
     plan_lib = os.path.join(MPIS["openmpi"].build, "lib", "libtacioplan.a")
     if not os.path.exists(plan_lib):
@@ -25,7 +26,7 @@ def build(work, names):
         if not mpi.available() or not os.path.exists(mpi.shim()):
             sys.exit(f"bench/io: {m}: {mpi.compiler}, {mpi.launcher} or {mpi.shim()} is missing; "
                      "run `make build-mpi` (Debian's) or `make build-modern` first")
-        for prog in ("iobench", "latency"):
+        for prog in ("iobench", "latency", "alternate"):
             exe[(m, prog)] = os.path.join(work, f"{prog}.{m}")
             libs = ["-I" + os.path.join(ROOT, "include"), plan_lib, "-lpthread", "-lm"]
             run_checked([mpi.compiler] + CFLAGS + ["-o", exe[(m, prog)],

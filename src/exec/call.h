@@ -12,6 +12,7 @@
 enum stage { ST_ACCESS, ST_PLAN, ST_ROUTE, ST_SHUFFLE, ST_IO, NSTAGES };
 
 struct nodeagg;
+struct kept_shape;
 
 /* Collective buffering or independent I/O, where the hints leave it to tacio. */
 enum call_path { PATH_RULE, PATH_COLLECTIVE, PATH_INDEPENDENT };
@@ -78,7 +79,10 @@ struct call {
     /* reads: the bytes of a before the end of the file, asked of the file
      * once, when first needed (call_readable); -1 until then */
     int64_t readable;
-    struct sched *s;   /* what runs: the file's kept schedule (reused) or a new one */
+    struct sched *s; /* what runs: one of the file's kept schedules (reused) or a new one */
+    /* the file's slot of the call's shape (kept.h): the one whose schedule
+     * fits every rank's access, else the one a new shape takes */
+    struct kept_shape *ks;
     struct sched stub; /* the new one when none could be allocated (the call fails) */
     bool reused;
     struct call_planning planning;

@@ -12,9 +12,9 @@
 
 /* ---- auto's trials ---- */
 
-/* A call that does not repeat the file's kept shape: auto's trials start
+/* A call that repeats no kept shape: auto's trials t, its slot's, start
  * over (off unless the strategy is auto and tacio_auto_trials is set). */
-static void trials_start(struct call *c)
+static void trials_start(const struct call *c, struct trials *t)
 {
     const struct tacio_file *f = c->f;
     bool on = !strcmp(f->hints.core.strategy, "auto");
@@ -26,7 +26,7 @@ static void trials_start(struct call *c)
      * storage that hosts share they cross it (SMPI, cube at 64 ranks: the
      * trial took ten collective calls' time, 45% of 20 calls) */
     bool independent = !c->is_write && f->hints.cb_read == OPT_AUTOMATIC && f->page_cache;
-    trials_reset(&c->f->trials[c->is_write], on ? f->hints.auto_trials : 0, independent);
+    trials_reset(t, on ? f->hints.auto_trials : 0, independent);
 }
 
 /* Whether the call's new schedule is kept for the next call: not a node
@@ -78,7 +78,7 @@ static void trials_after(struct call *c)
                               .rank = c->f->rank,
                               .path = c->f->path,
                               .op = c->is_write ? "write" : "read"};
-    struct trials *t = &c->f->trials[c->is_write];
+    struct trials *t = &c->ks->trials;
     if (!c->reused) { /* a trial settled on a kept schedule keys nothing itself */
         t->keyed = c->planning.keyed;
         t->key = c->planning.key;
@@ -111,39 +111,116 @@ static void fit_after(const struct call *c)
 
 void coll_trials_close(struct tacio_file *f)
 {
-    for (int w = 0; w < 2; w++) {
-        const struct trials *t = &f->trials[w];
-        /* two timed, or the next one not earned in this run (its length
-         * does not pay for it): the next run starts at the fastest */
-        if (t->keyed && t->chosen < 0 && (t->ran >= 2 || trials_waiting(t)))
-            learned_settled(&f->learned, &t->key, t->ran, t->choice, t->secs);
-        trials_say_unsettled(t, f->rank, f->path, w ? "write" : "read");
-    }
+    for (int w = 0; w < 2; w++)
+        for (int i = 0; i < KEPT_SHAPES_MAX; i++) {
+            const struct trials *t = &f->kept[w].shape[i].trials;
+            /* two timed, or the next one not earned in this run (its length
+             * does not pay for it): the next run starts at the fastest */
+            if (t->keyed && t->chosen < 0 && (t->ran >= 2 || trials_waiting(t)))
+                learned_settled(&f->learned, &t->key, t->ran, t->choice, t->secs);
+            trials_say_unsettled(t, f->rank, f->path, w ? "write" : "read");
+        }
 }
 
-/* ---- the kept schedule ---- */
+/* ---- the kept schedules ---- */
 
-/* Whether every rank can run the kept schedule s, from the agreed values:
- * every shape the same and one shift; *delta is that shift. */
+/* Whether every rank can run a kept schedule, from its agreed check: every
+ * shape the same and one shift; *delta is that shift. */
 static bool kept_fits(const int64_t *v, int64_t *delta)
 {
     *delta = v[K_HIGH] == NO_SHIFT ? 0 : v[K_HIGH];
     return !v[K_MISMATCH] && (v[K_HIGH] == NO_SHIFT || v[K_HIGH] == -v[K_LOW]);
 }
 
-/* Whether the check of the kept shape can ride on the call's last
- * agreement instead of one of its own: auto settled on a gathered choice,
- * which plans every call on the accesses it is given (what is kept, a
- * schedule of a trial's or a shape alone, only says the shape repeats), so
- * a call whose shape moved still runs right and only the next call need
- * know (it starts over: shape_moved_late). That check was the one
- * collective such a call made beyond the choice run fixed (under SMPI, ior
- * at 64 ranks: 2.346 ms a call against 2.320). Every rank decides alike:
- * the trials are the same everywhere. */
-static bool check_rides_along(const struct call *c)
+/* The slots a new shape may take: tacio_kept_shapes, at most
+ * KEPT_SHAPES_MAX. */
+static int kept_slots(const struct tacio_file *f)
 {
+    return f->hints.kept_shapes < KEPT_SHAPES_MAX ? (int)f->hints.kept_shapes : KEPT_SHAPES_MAX;
+}
+
+/* The slots a call checks: up to the last that holds a schedule (the same
+ * on every rank: slots fill and empty on agreed values), so that a file
+ * of one shape checks one. */
+static int kept_span(const struct kept *k)
+{
+    int n = 0;
+    for (int i = 0; i < KEPT_SHAPES_MAX; i++)
+        n = k->shape[i].s ? i + 1 : n;
+    return n;
+}
+
+/* This rank's check of kept schedule s (NULL: a free slot), NKEPT values:
+ * whether its access has s's shape, under a shift s's plan allows. */
+static bool fits_here(const struct call *c, const struct sched *s, int local, int64_t v[NKEPT])
+{
+    bool fits = s && !local && sched_same_shape(s, c->a.v.ft, c->a.n, c->a.phase, c->f->digest);
+    int64_t shift = fits && c->a.n ? c->a.base - s->base : 0;
+    fits = fits && shift % s->align == 0;
+    v[K_MISMATCH] = !fits;
+    v[K_HIGH] = c->a.n ? shift : NO_SHIFT;
+    v[K_LOW] = c->a.n ? -shift : NO_SHIFT;
+    return fits;
+}
+
+/* Whether slot ks serves its calls by independent I/O, no trial timing
+ * them: a rank whose access fits may run its own I/O before agreeing. */
+static bool serves_independent(const struct kept_shape *ks)
+{
+    return ks->s && ks->s->independent && trials_next(&ks->trials) < 0;
+}
+
+/* This rank's checks of the first n slots (NKEPT values each), and its own
+ * I/O where the first slot its access fits serves_independent: its I/O is
+ * right whatever the others decide, so a steady loop of such calls costs
+ * one collective each, the agreement, which also carries errors. A rank
+ * whose I/O ran can take no other slot, and one whose did not cannot take
+ * a slot that counts on it (a slot can fit a rank twice: an empty access,
+ * or one shape kept under two sets of shifts). Returns local, or the I/O's
+ * failure. */
+static int check_slots(struct call *c, int local, int n, int64_t *v)
+{
+    struct kept *k = &c->f->kept[c->is_write];
+    int first = -1;
+    for (int i = 0; i < n; i++)
+        if (fits_here(c, k->shape[i].s, local, v + i * NKEPT) && first < 0)
+            first = i;
+    int early = first >= 0 && c->a.n && serves_independent(&k->shape[first]) ? first : -1;
+    for (int i = 0; i < n; i++)
+        v[i * NKEPT + K_MISMATCH] |=
+            early >= 0 ? i != early : c->a.n && serves_independent(&k->shape[i]);
+    if (early < 0)
+        return local;
+    c->s = k->shape[early].s;
+    c->io.early = c->a.n;
+    return indep_run(c);
+}
+
+/* The first slot whose agreed check every rank fits (of n), *delta its
+ * shift; -1: none. */
+static int slot_agreed(const int64_t *v, int n, int64_t *delta)
+{
+    for (int i = 0; i < n; i++)
+        if (kept_fits(v + i * NKEPT, delta))
+            return i;
+    return -1;
+}
+
+/* Whether the check of the kept shape can ride on the call's last
+ * agreement instead of one of its own: the file keeps one shape, on which
+ * auto settled on a gathered choice, which plans every call on the
+ * accesses it is given (what is kept, a schedule of a trial's or a shape
+ * alone, only says the shape repeats), so a call whose shape moved still
+ * runs right and only the next call need know (it starts over:
+ * shape_moved_late). That check was the one collective such a call made
+ * beyond the choice run fixed (under SMPI, ior at 64 ranks: 2.346 ms a
+ * call against 2.320). Every rank decides alike: the trials are the same
+ * everywhere. */
+static struct kept_shape *check_rides_along(struct call *c)
+{
+    struct kept_shape *one = kept_single(&c->f->kept[c->is_write]);
     bool learned;
-    return trials_gathered_choice(&c->f->trials[c->is_write], &learned) != NULL;
+    return one && trials_gathered_choice(&one->trials, &learned) ? one : NULL;
 }
 
 /* Whether the check that rode on the call's last agreement found the kept
@@ -154,63 +231,67 @@ static bool shape_moved_late(const struct call *c)
     return c->check_deferred && (!c->use.agreed || !kept_fits(c->kept_check, &delta));
 }
 
-/* Runs the call on the file's kept schedule when every rank's access has
- * its shape under one common shift; *handled false when it does not (the
- * new-schedule path follows, on every rank). A schedule of independent I/O
- * is run before the agreement by every rank whose own shape fits: its I/O
- * is right whatever the others decide, so a steady loop of such calls
- * costs one collective each, the agreement, which also carries errors. A
- * rank whose I/O ran takes part in the path that follows with nothing.
- * Not while auto tries a candidate on the shape (every rank knows alike):
- * the call takes the new-schedule path with it. */
+/* The call takes the path of a new schedule: what its rank's own I/O
+ * already moved is out of its access. */
+static int not_handled(struct call *c, bool *handled)
+{
+    if (c->io.early)
+        access_clear(&c->a);
+    c->s = NULL;
+    *handled = false;
+    return 0;
+}
+
+/* Runs the call on one of the file's kept schedules when every rank's
+ * access has its shape under one common shift; *handled false when none
+ * fits (the new-schedule path follows, on every rank, in the slot the new
+ * shape takes), or while auto tries a candidate on the shape that is not
+ * its kept schedule (every rank knows alike). */
 static int run_kept(struct call *c, int local, bool *handled)
 {
-    struct sched *s = c->f->cache[c->is_write];
-    int trial = trials_next(&c->f->trials[c->is_write]);
-    bool fits = !local && sched_same_shape(s, c->a.v.ft, c->a.n, c->a.phase, c->f->digest);
-    int64_t shift = c->a.n ? c->a.base - s->base : 0;
-    fits = fits && shift % s->align == 0;
-    const int64_t check[NKEPT] = {!fits, c->a.n ? shift : NO_SHIFT, c->a.n ? -shift : NO_SHIFT};
-    if (check_rides_along(c)) {
+    struct kept *k = &c->f->kept[c->is_write];
+    if ((c->ks = check_rides_along(c))) {
         c->check_deferred = true;
-        memcpy(c->kept_check, check, sizeof check);
-        c->planning.trial = trial;
-        *handled = false;
-        return 0;
+        fits_here(c, c->ks->s, local, c->kept_check);
+        c->planning.trial = trials_next(&c->ks->trials);
+        kept_touch(k, c->ks);
+        return not_handled(c, handled);
     }
-    c->s = s;
-    if (fits && s->independent && trial < 0) {
-        local = indep_run(c);
-        c->io.early = c->a.n;
-    }
-    int64_t v[NKEPT + NPEAKS];
-    memcpy(v, check, sizeof check);
-    peaks_get(c, v + NKEPT);
+    int n = kept_span(k);
+    int64_t v[KEPT_SHAPES_MAX * NKEPT + NPEAKS];
+    local = check_slots(c, local, n, v);
+    peaks_get(c, v + n * NKEPT);
     double t0 = stage_start(c);
-    int rc = agree_max(c->f->comm, local, v, NKEPT + NPEAKS);
+    int rc = agree_max(c->f->comm, local, v, n * NKEPT + NPEAKS);
     c->choosing_pass = stage_add(c, ST_PLAN, t0) - t0; /* the check (call.choosing_pass) */
-    int64_t delta;
-    fits = !rc && kept_fits(v, &delta);
-    *handled = rc || fits;
-    if (fits && (trial >= 0 || s->shape_only)) {
-        c->planning.trial = trial >= 0 ? trial : 0;
-        /* else planned anew */
-        *handled = !s->shape_only && trials_on_kept(&c->f->trials[c->is_write]);
-    } else if (!fits) {
-        trials_start(c);
-        c->shape_moved = true;
-    }
-    if (!*handled) {
-        if (c->io.early)
-            access_clear(&c->a);
-        c->s = NULL;
-        return 0;
-    }
-    c->reused = true;
-    if (rc || s->independent) {
-        peaks_set(c, v + NKEPT);
+    int64_t delta = 0;
+    int j = rc ? -1 : slot_agreed(v, n, &delta);
+    if (rc) { /* coll_run drops every kept schedule */
+        *handled = c->reused = true;
+        peaks_set(c, v + n * NKEPT);
         c->use.agreed = true;
         return rc;
+    }
+    c->ks = j >= 0 ? &k->shape[j] : kept_victim(k, kept_slots(c->f));
+    kept_touch(k, c->ks);
+    if (j < 0) { /* a new shape */
+        trials_start(c, &c->ks->trials);
+        c->shape_moved = true;
+        return not_handled(c, handled);
+    }
+    struct sched *s = c->ks->s;
+    int trial = trials_next(&c->ks->trials);
+    if (trial >= 0 || s->shape_only) {
+        c->planning.trial = trial >= 0 ? trial : 0;
+        if (s->shape_only || !trials_on_kept(&c->ks->trials)) /* planned anew */
+            return not_handled(c, handled);
+    }
+    *handled = c->reused = true;
+    c->s = s;
+    if (s->independent) {
+        peaks_set(c, v + n * NKEPT);
+        c->use.agreed = true;
+        return 0;
     }
     sched_shift(s, delta);
     return rounds_run(c, 0);
@@ -270,7 +351,7 @@ static int independent_agreed(struct call *c)
  * derives. */
 static bool gathers_settled(struct call *c)
 {
-    const struct trials *t = &c->f->trials[c->is_write];
+    const struct trials *t = &c->ks->trials;
     bool learned = false;
     const char *choice = trials_gathered_choice(t, &learned);
     if (!choice || c->node)
@@ -330,12 +411,11 @@ static int run_new(struct call *c, int local)
  * find moved again. */
 static void keep_shape_only(struct call *c)
 {
-    struct tacio_file *f = c->f;
+    struct kept_shape *ks = c->ks;
     const struct sched *s = c->s;
-    if (!c->use.node_aggregated || !f->trials[c->is_write].n ||
-        (f->cache[c->is_write] && !c->shape_moved))
+    if (!c->use.node_aggregated || !ks->trials.n || (ks->s && !c->shape_moved))
         return;
-    cache_drop(f, c->is_write); /* the shape the call moved from */
+    kept_drop(ks); /* the shape the call moved from */
     struct sched *shape = sched_new();
     if (!shape ||
         sched_set_shape(shape, s->ft_owner, &s->shape, s->n, s->phase, s->base, s->hints)) {
@@ -344,31 +424,30 @@ static void keep_shape_only(struct call *c)
     }
     shape->shape_only = true;
     shape->align = 1;
-    f->cache[c->is_write] = shape;
+    ks->s = shape;
 }
 
-/* A successful call's new schedule becomes the file's for its direction
- * where it is keepable (schedule_keepable), and, while auto's trials run,
- * only while it is the fastest trial's (trials_keep_new). */
+/* A successful call's new schedule becomes its shape's slot's where it is
+ * keepable (schedule_keepable), and, while auto's trials run, only while
+ * it is the fastest trial's (trials_keep_new). */
 static void keep_schedule(struct call *c)
 {
-    struct tacio_file *f = c->f;
+    struct kept_shape *ks = c->ks;
     struct sched *s = c->s;
     if (c->reused || s == &c->stub)
         return;
     keep_shape_only(c);
-    if (!schedule_keepable(c) ||
-        (f->cache[c->is_write] && !trials_keep_new(&f->trials[c->is_write], c->planning.trial))) {
+    if (!schedule_keepable(c) || (ks->s && !trials_keep_new(&ks->trials, c->planning.trial))) {
         sched_free(s);
         return;
     }
-    s->align = s->plan ? sched_align(s->plan, f->hints.core.striping_unit) : 1;
-    if (f->trials[c->is_write].aside) { /* a confirmation's: back if it loses */
-        sched_free(f->aside[c->is_write]);
-        f->aside[c->is_write] = f->cache[c->is_write];
+    s->align = s->plan ? sched_align(s->plan, c->f->hints.core.striping_unit) : 1;
+    if (ks->trials.aside) { /* a confirmation's: back if it loses */
+        sched_free(ks->aside);
+        ks->aside = ks->s;
     } else
-        sched_free(f->cache[c->is_write]);
-    f->cache[c->is_write] = s;
+        sched_free(ks->s);
+    ks->s = s;
 }
 
 /* The schedule set aside for a confirmation, once the trials are done with
@@ -376,21 +455,24 @@ static void keep_schedule(struct call *c)
  * place where they say so (trials.restore), else freed. */
 static void settle_aside(struct call *c)
 {
-    struct tacio_file *f = c->f;
-    struct trials *t = &f->trials[c->is_write];
-    struct sched **aside = &f->aside[c->is_write];
-    if (!*aside || t->aside)
+    struct kept_shape *ks = c->ks;
+    struct trials *t = &ks->trials;
+    if (!ks->aside || t->aside)
         return;
     if (t->restore) {
-        sched_free(f->cache[c->is_write]);
-        f->cache[c->is_write] = *aside;
+        sched_free(ks->s);
+        ks->s = ks->aside;
     } else
-        sched_free(*aside);
-    *aside = NULL;
+        sched_free(ks->aside);
+    ks->aside = NULL;
     t->restore = false;
 }
 
-static void drop_schedules(struct call *c)
+/* The call's new schedule freed, and the kept ones it leaves behind: after
+ * a failure every kept shape's (a schedule may be half run; trials start
+ * over on the next call), after a gathered call whose shape moved its
+ * slot's (shape_moved_late). */
+static void drop_schedules(struct call *c, bool failed)
 {
     if (c->s && !c->reused) {
         if (c->s == &c->stub)
@@ -398,7 +480,12 @@ static void drop_schedules(struct call *c)
         else
             sched_free(c->s);
     }
-    cache_drop(c->f, c->is_write);
+    if (failed || !c->ks) {
+        kept_drop_all(&c->f->kept[c->is_write]);
+        return;
+    }
+    kept_drop(c->ks);
+    trials_start(c, &c->ks->trials);
 }
 
 /* ---- the entry points ---- */
@@ -428,12 +515,15 @@ int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t c
     meta_add(&c, 24 * (c.a.v.ft->n + (c.a.mt ? c.a.mt->n : 0)));
     /* On a kept schedule the access is timed with the stage that follows:
      * in a 2 us call, reading the clock costs as much as the access. */
-    if (!f->cache[is_write]) {
+    struct kept *k = &f->kept[is_write];
+    bool any = kept_any(k);
+    if (!any) { /* no kept shape to repeat */
         stage_add(&c, ST_ACCESS, c.t0);
-        trials_start(&c); /* no kept shape to repeat */
+        kept_touch(k, c.ks = kept_victim(k, kept_slots(f)));
+        trials_start(&c, &c.ks->trials);
     }
     bool handled = false;
-    int rc = f->cache[is_write] ? run_kept(&c, local, &handled) : 0;
+    int rc = any ? run_kept(&c, local, &handled) : 0;
     if (!handled)
         rc = run_new(&c, local);
     if (!rc) {
@@ -442,10 +532,9 @@ int coll_run(struct tacio_file *f, bool at, int64_t offset, void *buf, int64_t c
             f->fp += *bytes / f->view.etype_size;
         stats_record(&c);
     }
-    if (rc || shape_moved_late(&c)) {
-        trials_start(&c); /* whatever it tried (or a moved shape) starts over */
-        drop_schedules(&c);
-    } else {
+    if (rc || shape_moved_late(&c))
+        drop_schedules(&c, rc != 0); /* whatever it tried (or a moved shape) starts over */
+    else {
         fit_after(&c);
         trials_after(&c);
         settle_aside(&c);

@@ -69,7 +69,7 @@ static int default_for_dominated_pick(struct call *c, int64_t *all, int words,
 {
     struct sched *s = c->s;
     if (!s->plan || c->planning.on_nodes || c->planning.trial != 2 ||
-        !trials_pick_dominated(&c->f->trials[c->is_write], s->plan->m.model_seconds))
+        !trials_pick_dominated(&c->ks->trials, s->plan->m.model_seconds))
         return 0;
     enum call_path path = c->planning.path;
     c->planning.path = PATH_RULE;

@@ -52,6 +52,10 @@ static const struct opt_def defs[] = {
          "auto: on calls that repeat a shape, time the default (romio) and this many of the "
          "model's candidates, one call each (one within 10% of the fastest a second call, on "
          "its kept schedule), then keep the fastest; 0: the model's pick only"),
+    SIZE("tacio_kept_shapes", kept_shapes, 1, "4",
+         "the schedules of this many access shapes are kept per direction (at most 8), so that "
+         "calls alternating shapes on a file (A, B, A, B) each run their shape's again without "
+         "planning; 1: the last call's only"),
     {"tacio_wisdom", OPT_TEXT, FIELD(wisdom), 0, NULL, NULL, NULL,
      "auto: a file of learned choices, read at open and updated at close, so that a later "
      "run starts at what the trials chose (docs/usage.md, wisdom); unset: TACIO_WISDOM, "

@@ -33,6 +33,7 @@ struct exec_hints {
     char topology[256];     /* "": one switch */
     int64_t mem_per_node;   /* 0: no cap */
     int64_t auto_trials;    /* auto: the model's candidates timed on repeated calls */
+    int64_t kept_shapes;    /* the access shapes whose schedules a direction keeps (kept.h) */
     char wisdom[512];       /* auto: the file of learned choices (learned.h); "": none */
     /* what was made of the last ROMIO hint whose value tacio could not
      * take as given, in words (ignored, as ROMIO ignores it, or clamped);

@@ -67,13 +67,6 @@ char *slot_window(struct tacio_file *f, int k, int64_t n)
     return s->win;
 }
 
-void cache_drop(struct tacio_file *f, bool is_write)
-{
-    sched_free(f->cache[is_write]);
-    sched_free(f->aside[is_write]);
-    f->cache[is_write] = f->aside[is_write] = NULL;
-}
-
 void ofile_free(struct tacio_file *f)
 {
     if (f->fd >= 0)
@@ -84,8 +77,8 @@ void ofile_free(struct tacio_file *f)
         MPI_Comm_free(&f->host_comm);
     if (f->comm != MPI_COMM_NULL)
         MPI_Comm_free(&f->comm);
-    cache_drop(f, false);
-    cache_drop(f, true);
+    kept_drop_all(&f->kept[0]);
+    kept_drop_all(&f->kept[1]);
     for (int k = 0; k < 2; k++) {
         arena_release(&f->slot[k].msgs);
         free(f->slot[k].win);

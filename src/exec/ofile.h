@@ -1,8 +1,8 @@
 /* An open file: what lives from open to close. The communicators, the
  * descriptor, the hints and the run-time topology; the view and the
  * individual file pointer; the buffers every call reuses (a round's
- * messages, its windows); and per direction the schedule of the last call,
- * which the next call of the same shape runs again. */
+ * messages, its windows); and per direction the schedules of the last
+ * shapes, which the next call of one of them runs again (kept.h). */
 #ifndef TACIO_EXEC_OFILE_H
 #define TACIO_EXEC_OFILE_H
 
@@ -10,9 +10,8 @@
 
 #include "arena.h"
 #include "hints.h"
+#include "kept.h"
 #include "learned.h"
-#include "sched.h"
-#include "trials.h"
 
 #include <mpi.h>
 
@@ -58,13 +57,10 @@ struct tacio_file {
     int64_t fp;          /* individual file pointer, in etypes */
     struct tacio_stats last;
     struct slot_mem slot[2];
-    char *stats_path;       /* TACIO_STATS at open: rank 0 appends a line per call */
-    struct sched *cache[2]; /* [is_write] */
-    /* [is_write]: the fastest trial's schedule, set aside while a close
-     * runner-up's is confirmed on cache (trials.aside) */
-    struct sched *aside[2];
-    struct trials trials[2]; /* [is_write]: auto's, on calls that repeat a shape */
-    struct learned learned;  /* auto's wisdom file (rank 0) */
+    char *stats_path; /* TACIO_STATS at open: rank 0 appends a line per call */
+    /* [is_write]: the schedules of the last shapes, auto's trials on each */
+    struct kept kept[2];
+    struct learned learned; /* auto's wisdom file (rank 0) */
     /* auto's models fitted on the calls of this process on this machine
      * signature, [is_write] (profile.h; rank 0, NULL elsewhere) */
     struct model_fit *fit;
@@ -76,9 +72,6 @@ int view_install(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_
 void view_release(struct fview *v);
 /* Window buffer of slot k, at least n bytes, kept for the next rounds. */
 char *slot_window(struct tacio_file *f, int k, int64_t n);
-/* Forgets the schedules the file kept for a direction: the kept one and
- * one set aside for a confirmation. */
-void cache_drop(struct tacio_file *f, bool is_write);
 void ofile_free(struct tacio_file *f);
 
 #endif

@@ -122,21 +122,27 @@ static void loop_case(const struct loop *l)
 }
 
 /* A shape that changes on one rank, and a shift that is not common: new
- * schedules, right data, and reuse again once the shapes settle. */
-static void changing_shapes(const char *hints, const char *what)
+ * schedules, right data, and reuse again once the shapes settle; with
+ * more than one shape kept (kept > 1, tacio_kept_shapes), a shape seen
+ * before reuses its own schedule at once. */
+static void changing_shapes(const char *hints, int kept, const char *what)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/reuse_change.dat", dir);
     const int64_t rec = 512;
     prefill(path, rec * p * 12 + 500);
-    tacio_file_t fh = open_file(path, hints);
+    char all[200];
+    snprintf(all, sizeof all, "%s%stacio_kept_shapes=%d", hints ? hints : "", hints ? "," : "",
+             kept);
+    tacio_file_t fh = open_file(path, all);
     unsigned char buf[512];
     /* reused? per call: call 2's last rank writes less (new), call 3 is back
-     * (new again), call 4 moves rank 0 alone by 8 bytes (new), call 5 is
-     * back in step (new: rank 0's shift from call 4 is not the others'),
+     * (new again with one shape kept; else call 0's, reused), call 4 moves
+     * rank 0 alone by 8 bytes (new), call 5 is back in step (new with one
+     * kept: rank 0's shift from call 4 is not the others'; else call 3's),
      * call 6 follows (reused). One rank has only common shifts, but the
      * collective plan's FDs move by whole stripes (striping_unit 512) only. */
-    int expect[] = {0, 1, 0, 0, 0, 0, 1};
+    int expect[] = {0, 1, 0, kept > 1, 0, kept > 1, 1};
     for (int k = 0; k < 7 && fh; k++) {
         int64_t len = k == 2 && rank == p - 1 ? 200 : 300;
         int64_t at = ((int64_t)k * p + rank) * rec;
@@ -166,6 +172,61 @@ static void changing_shapes(const char *hints, const char *what)
     }
     if (fh)
         tacio_file_close(&fh);
+}
+
+/* Two shapes in turn on one file, as a time step writes a 3D and then a 2D
+ * variable (A, B, A, B, ...), then a third (C, A, B, C, ...; more shapes
+ * than kept): with two of three kept, every call after each shape's first
+ * reuses its schedule; with three shapes in turn and two kept, none does
+ * (the least recently used goes). Each shape's records are rank-
+ * interleaved (record k of shape x: rank r at (k * p + r) * rec in x's
+ * part of the file), read back through the same schedules and checked. */
+static void alternating_shapes(const char *hints, const char *what)
+{
+    static const int64_t lens[3] = {1500, 700, 1100}; /* per record, per shape */
+    const int64_t rec = 2048, calls = 6, part = rec * p * calls;
+    char path[512], all[200];
+    snprintf(path, sizeof path, "%s/reuse_alternating.dat", dir);
+    prefill(path, 3 * part);
+    for (int turn = 2; turn <= 3; turn++) {
+        snprintf(all, sizeof all, "%s,tacio_kept_shapes=2", hints);
+        tacio_file_t fh = open_file(path, all);
+        unsigned char buf[2048], back[2048];
+        int reused = 0, bad = 0;
+        for (int64_t k = 0; k < calls * turn && fh; k++) {
+            int x = (int)(k % turn), call = (int)(k / turn);
+            int64_t at = x * part + ((int64_t)call * p + rank) * rec;
+            for (int64_t i = 0; i < lens[x]; i++)
+                buf[i] = byte_of(call + 10 * x, rank, i);
+            int rc = tacio_file_write_at_all(fh, at, buf, lens[x], MPI_BYTE, MPI_STATUS_IGNORE);
+            reused += rc == MPI_SUCCESS && stats_of(fh).reused > 0;
+            rc = rc ? rc
+                    : tacio_file_read_at_all(fh, at, back, lens[x], MPI_BYTE, MPI_STATUS_IGNORE);
+            check_that(rc == MPI_SUCCESS, "%s: call %lld failed", what, (long long)k);
+            bad += rc == MPI_SUCCESS && memcmp(back, buf, (size_t)lens[x]);
+        }
+        int64_t want = turn == 2 ? calls * turn - 2 : 0;
+        check_that(reused == want && !bad,
+                   "%s, %d shapes in turn: %d writes reused a schedule, expected %lld; %d reads "
+                   "returned other data",
+                   what, turn, reused, (long long)want, bad);
+        if (fh)
+            tacio_file_close(&fh);
+    }
+    if (rank != 0)
+        return;
+    unsigned char *got = malloc((size_t)(3 * part));
+    int64_t wrong = 0;
+    check_that(posix_read_file(path, got, 3 * part) == 0, "%s: cannot read back", what);
+    for (int64_t x = 0; x < 3 * part; x++) {
+        int64_t shape = x / part, r0 = x % part, in = r0 % rec, call = r0 / rec / p;
+        int r = (int)(r0 / rec % p);
+        unsigned char want =
+            in < lens[shape] ? byte_of((int)(call + 10 * shape), r, in) : prefill_of(x);
+        wrong += got[x] != want;
+    }
+    check_that(wrong == 0, "%s: %lld bytes of the file are wrong", what, (long long)wrong);
+    free(got);
 }
 
 static void expect_error(const char *what, int rc, int cls, const char *substr)
@@ -393,8 +454,13 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof loops / sizeof *loops; i++)
         loop_case(&loops[i]);
-    changing_shapes(AUTO, "independent");
-    changing_shapes(NULL, "collective");
+    changing_shapes(AUTO, 1, "independent, one shape kept");
+    changing_shapes(NULL, 1, "collective, one shape kept");
+    changing_shapes(AUTO, 4, "independent");
+    changing_shapes(NULL, 4, "collective");
+    alternating_shapes(AUTO, "independent");
+    alternating_shapes("cb_buffer_size=1m", "collective");
+    alternating_shapes("tacio_strategy=auto,tacio_auto_trials=0,cb_buffer_size=1m", "auto");
     errors_in_reused(AUTO, "independent");
     errors_in_reused("cb_buffer_size=1m", "collective");
     empty_calls(AUTO, "empty calls, automatic");

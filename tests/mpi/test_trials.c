@@ -10,7 +10,10 @@
  *           then candidates and the kept schedule;
  *   skew    the same while one rank enters every call 20 ms late;
  *   shape   rank 1 changes its access in the middle of the trials: every
- *           rank starts them over on that call;
+ *           rank starts trials for the new shape on that call, and the
+ *           old shape's, on the call after (its kept schedule, in its own
+ *           slot: tacio_kept_shapes), go on where they were; with one
+ *           shape kept (tacio_kept_shapes=1) they start over there too;
  *   fault   a write fails inside a trial (TACIO_FAULT): the same error on
  *           every rank, and the next call starts the trials over;
  *   reads   ten reads of the file with the path left automatic: every read
@@ -107,16 +110,22 @@ static void record(tacio_file_t fh, struct seq *s, int k)
 
 /* CALLS writes of the same data (value i * 3 + k at double i in call k);
  * late: the rank that enters every call late; shape_at: the call where rank
- * 1 writes one double fewer (-1: never). */
-static void run(const char *dir, const char *what, int late, int shape_at, struct seq *s)
+ * 1 writes one double fewer (-1: never); more: hints beyond the case's own
+ * (NULL: none). */
+static void run(const char *dir, const char *what, int late, int shape_at, const char *more,
+                struct seq *s)
 {
     int rank;
     char path[512];
     int p = case_file(dir, what, path, sizeof path, &rank);
     MPI_Datatype ft = view_of(p);
     /* collective buffering always; one window a file domain (one pwrite) */
-    MPI_Info info =
-        make_info("auto", "cb_buffer_size=1048576,romio_cb_write=enable,tacio_auto_trials=3");
+    char hints[200];
+    snprintf(hints, sizeof hints,
+             "cb_buffer_size=1048576,romio_cb_write=enable,"
+             "tacio_auto_trials=3%s%s",
+             more ? "," : "", more ? more : "");
+    MPI_Info info = make_info("auto", hints);
     tacio_file_t fh;
     int rc = tacio_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
     rc =
@@ -140,7 +149,7 @@ static void run(const char *dir, const char *what, int late, int shape_at, struc
     }
     tacio_file_close(&fh);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0 && shape_at < 0)
+    if (rank == 0)
         check_file(path, p, last_ok);
     same_everywhere(s, what);
     free(buf);
@@ -216,11 +225,11 @@ static bool candidate_trial(int64_t t)
  * every call after, until drift starts a new round (after_kept_calls).
  * Which candidate runs when, and which wins, is a matter of times: that is
  * unit.test_trials_state's, on scripted times, not this test's. */
-static void legal_trials(const struct seq *s, int first, const char *what)
+static void legal_trials_to(const struct seq *s, int first, int end, const char *what)
 {
     starts_trials(s, first, what);
     bool ran[INDEPENDENT + 1] = {false}, replanned = false;
-    for (int k = first + 1; k < CALLS; k++) {
+    for (int k = first + 1; k < end; k++) {
         int64_t t = s->trial[k];
         check_that(!planned_first(s, k), "%s: call %d planned the model's pick again", what, k);
         if (t == 0 || confirms(s, k)) /* the kept schedule */
@@ -238,6 +247,24 @@ static void legal_trials(const struct seq *s, int first, const char *what)
         replanned = again;
         ran[candidate ? t : 0] = true;
     }
+}
+
+static void legal_trials(const struct seq *s, int first, const char *what)
+{
+    legal_trials_to(s, first, CALLS, what);
+}
+
+/* The calls of s but call k, in order: one shape's, where call k was
+ * another's. */
+static struct seq without_call(const struct seq *s, int k)
+{
+    struct seq o = *s;
+    for (int j = k; j + 1 < CALLS; j++) {
+        o.trial[j] = s->trial[j + 1], o.reused[j] = s->reused[j + 1];
+        o.independent[j] = s->independent[j + 1], o.picked[j] = s->picked[j + 1];
+        o.rc[j] = s->rc[j + 1];
+    }
+    return o;
 }
 
 /* One table TACIO_PRINT_CHOICE printed: its header's count, the lines it
@@ -415,28 +442,35 @@ int main(int argc, char **argv)
     snprintf(printed, sizeof printed, "%s/trials_printed_%d_%d.txt", dir, p, rank);
     setenv("TACIO_PRINT_CHOICE", "1", 1);
     int saved = stderr_to(printed);
-    run(dir, "same", -1, -1, &s);
+    run(dir, "same", -1, -1, NULL, &s);
     stderr_back(saved);
     unsetenv("TACIO_PRINT_CHOICE");
     check_printed(printed, &s, rank);
     unlink(printed);
     legal_trials(&s, 0, "same");
     memset(&s, 0, sizeof s);
-    run(dir, "skew", p - 1, -1, &s);
+    run(dir, "skew", p - 1, -1, NULL, &s);
     legal_trials(&s, 0, "skew");
     if (p > 1) { /* at call 2 rank 1 writes less: a new shape, trials again from there */
         memset(&s, 0, sizeof s);
-        run(dir, "shape", -1, 2, &s);
-        check_that(follows_first(&s, 1) && s.trial[2] == 0,
+        run(dir, "shape", -1, 2, NULL, &s);
+        check_that(follows_first(&s, 1) && planned_first(&s, 2),
                    "shape: calls 1, 2 ran trials %lld (reused %lld), %lld", (long long)s.trial[1],
                    (long long)s.reused[1], (long long)s.trial[2]);
-        legal_trials(&s, 3, "shape"); /* the old shape again at call 3: a new one to it */
+        struct seq old = without_call(&s, 2); /* the old shape again from call 3 */
+        legal_trials_to(&old, 0, CALLS - 1, "shape, the old shape's calls");
+        memset(&s, 0, sizeof s);
+        run(dir, "shape1", -1, 2, "tacio_kept_shapes=1", &s);
+        check_that(follows_first(&s, 1) && planned_first(&s, 2),
+                   "shape1: calls 1, 2 ran trials %lld (reused %lld), %lld", (long long)s.trial[1],
+                   (long long)s.reused[1], (long long)s.trial[2]);
+        legal_trials(&s, 3, "shape1"); /* one shape kept: the old one is new again */
     }
     /* rank 0 aggregates; its one window a call is one pwrite: the second
      * fails, inside the first trial */
     setenv("TACIO_FAULT", "pwrite:0:2", 1);
     memset(&s, 0, sizeof s);
-    run(dir, "fault", -1, -1, &s);
+    run(dir, "fault", -1, -1, NULL, &s);
     unsetenv("TACIO_FAULT");
     int failed_everywhere = s.rc[1] != MPI_SUCCESS, all;
     MPI_Allreduce(&failed_everywhere, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
