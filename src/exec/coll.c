@@ -41,6 +41,19 @@ static bool schedule_keepable(const struct call *c)
            (s->independent || s->rounds_state);
 }
 
+/* Rank 0: the first n candidates t timed, for the wisdom file (the
+ * fastest is the shape's choice). */
+static void remember_timed(struct learned *l, const struct trials *t, int n)
+{
+    char choice[AUTO_TRIALS_MAX + 2][WISDOM_CHOICE];
+    double secs[AUTO_TRIALS_MAX + 2];
+    for (int i = 0; i < n; i++) {
+        memcpy(choice[i], t->cand[i].choice, WISDOM_CHOICE);
+        secs[i] = t->cand[i].secs;
+    }
+    learned_settled(l, &t->key, n, (const char(*)[WISDOM_CHOICE])choice, secs);
+}
+
 /* A successful call's outcome, for the trials; on rank 0, a settled choice
  * for the wisdom file. */
 static void trials_after(struct call *c)
@@ -88,7 +101,7 @@ static void trials_after(struct call *c)
     if (!t->keyed)
         return;
     if (settled)
-        learned_settled(l, &t->key, t->n, t->choice, t->secs);
+        remember_timed(l, t, t->n);
     else if (!c->reused && !o.trial && !o.learned) /* a shape's first call */
         learned_first_call(l, &t->key, o.choice, o.slowest, (int)c->f->hints.auto_trials + 1);
 }
@@ -116,8 +129,8 @@ void coll_trials_close(struct tacio_file *f)
             const struct trials *t = &f->kept[w].shape[i].trials;
             /* two timed, or the next one not earned in this run (its length
              * does not pay for it): the next run starts at the fastest */
-            if (t->keyed && t->chosen < 0 && (t->ran >= 2 || trials_waiting(t)))
-                learned_settled(&f->learned, &t->key, t->ran, t->choice, t->secs);
+            if (t->keyed && trials_trying(t) && (t->ran >= 2 || trials_waiting(t)))
+                remember_timed(&f->learned, t, t->ran);
             trials_say_unsettled(t, f->rank, f->path, w ? "write" : "read");
         }
 }
@@ -167,7 +180,7 @@ static bool fits_here(const struct call *c, const struct sched *s, int local, in
  * them: a rank whose access fits may run its own I/O before agreeing. */
 static bool serves_independent(const struct kept_shape *ks)
 {
-    return ks->s && ks->s->independent && trials_next(&ks->trials) < 0;
+    return ks->s && ks->s->independent && trials_before(&ks->trials).trial < 0;
 }
 
 /* This rank's checks of the first n slots (NKEPT values each), and its own
@@ -219,8 +232,7 @@ static int slot_agreed(const int64_t *v, int n, int64_t *delta)
 static struct kept_shape *check_rides_along(struct call *c)
 {
     struct kept_shape *one = kept_single(&c->f->kept[c->is_write]);
-    bool learned;
-    return one && trials_gathered_choice(&one->trials, &learned) ? one : NULL;
+    return one && trials_before(&one->trials).gathered ? one : NULL;
 }
 
 /* Whether the check that rode on the call's last agreement found the kept
@@ -253,7 +265,7 @@ static int run_kept(struct call *c, int local, bool *handled)
     if ((c->ks = check_rides_along(c))) {
         c->check_deferred = true;
         fits_here(c, c->ks->s, local, c->kept_check);
-        c->planning.trial = trials_next(&c->ks->trials);
+        c->planning.trial = trials_before(&c->ks->trials).trial;
         kept_touch(k, c->ks);
         return not_handled(c, handled);
     }
@@ -280,10 +292,10 @@ static int run_kept(struct call *c, int local, bool *handled)
         return not_handled(c, handled);
     }
     struct sched *s = c->ks->s;
-    int trial = trials_next(&c->ks->trials);
-    if (trial >= 0 || s->shape_only) {
-        c->planning.trial = trial >= 0 ? trial : 0;
-        if (s->shape_only || !trials_on_kept(&c->ks->trials)) /* planned anew */
+    struct trials_step next = trials_before(&c->ks->trials);
+    if (next.trial >= 0 || s->shape_only) {
+        c->planning.trial = next.trial >= 0 ? next.trial : 0;
+        if (s->shape_only || !next.on_kept) /* planned anew */
             return not_handled(c, handled);
     }
     *handled = c->reused = true;
@@ -342,7 +354,7 @@ static int independent_agreed(struct call *c)
 }
 
 /* Whether the call runs auto's settled choice that gathers its hosts' data
- * first (trials_gathered_choice: every rank knows alike): then it gathers
+ * first (trials_step.gathered: every rank knows alike): then it gathers
  * at once and plans that choice on the gathered accesses, without the pass
  * on the ranks' own that would only choose it again (under SMPI, btio at
  * 100 ranks: that pass was 0.28 ms of a 7.5 ms call), also where a
@@ -352,12 +364,11 @@ static int independent_agreed(struct call *c)
 static bool gathers_settled(struct call *c)
 {
     const struct trials *t = &c->ks->trials;
-    bool learned = false;
-    const char *choice = trials_gathered_choice(t, &learned);
-    if (!choice || c->node)
+    struct trials_step next = trials_before(t);
+    if (!next.gathered || c->node)
         return false;
-    snprintf(c->planning.choice, sizeof c->planning.choice, "%s", choice);
-    c->planning.learned = learned; /* not a shape's first call (trials_after) */
+    snprintf(c->planning.choice, sizeof c->planning.choice, "%s", next.gathered);
+    c->planning.learned = next.learned; /* not a shape's first call (trials_after) */
     c->planning.keyed = t->keyed;
     c->planning.key = t->key;
     return true;
@@ -442,7 +453,7 @@ static void keep_schedule(struct call *c)
         return;
     }
     s->align = s->plan ? sched_align(s->plan, c->f->hints.core.striping_unit) : 1;
-    if (ks->trials.aside) { /* a confirmation's: back if it loses */
+    if (ks->trials.kept.aside) { /* a confirmation's: back if it loses */
         sched_free(ks->aside);
         ks->aside = ks->s;
     } else
@@ -451,21 +462,21 @@ static void keep_schedule(struct call *c)
 }
 
 /* The schedule set aside for a confirmation, once the trials are done with
- * it (trials.aside cleared: timed, or the trials started over): back in
- * place where they say so (trials.restore), else freed. */
+ * it (trials.kept.aside cleared: timed, or the trials started over): back
+ * in place where they say so (trials.kept.restore), else freed. */
 static void settle_aside(struct call *c)
 {
     struct kept_shape *ks = c->ks;
     struct trials *t = &ks->trials;
-    if (!ks->aside || t->aside)
+    if (!ks->aside || t->kept.aside)
         return;
-    if (t->restore) {
+    if (t->kept.restore) {
         sched_free(ks->s);
         ks->s = ks->aside;
     } else
         sched_free(ks->aside);
     ks->aside = NULL;
-    t->restore = false;
+    t->kept.restore = false;
 }
 
 /* The call's new schedule freed, and the kept ones it leaves behind: after

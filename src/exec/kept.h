@@ -23,7 +23,7 @@
 struct kept_shape {
     struct sched *s; /* its schedule (NULL: the slot is free) */
     /* the fastest trial's schedule, set aside while a close runner-up's
-     * is confirmed on s (trials.aside) */
+     * is confirmed on s (trials.kept.aside) */
     struct sched *aside;
     struct trials trials; /* auto's, on the calls of this shape */
     uint64_t used;        /* kept.calls when a call last took the slot */

@@ -66,6 +66,7 @@ void trials_reset(struct trials *t, int64_t auto_trials, bool independent)
     t->chosen = -1;
     if (auto_trials <= 0)
         return;
+    t->phase = TRIALS_FIRST;
     int most = auto_trials < AUTO_TRIALS_MAX ? (int)auto_trials : AUTO_TRIALS_MAX;
     t->asked = most;
     /* The first call runs the model's pick (trial 0) untimed: it pays for
@@ -75,18 +76,39 @@ void trials_reset(struct trials *t, int64_t auto_trials, bool independent)
      * pick_first; a planned one close to the fastest a second call, on its
      * kept schedule: CONFIRM_BAND). */
     for (int k = 1; k <= most + 1; k++)
-        t->order[t->n++] = k;
+        t->cand[t->n++].trial = k;
     if (independent)
-        t->order[t->n++] = AUTO_TRIAL_INDEPENDENT;
+        t->cand[t->n++].trial = AUTO_TRIAL_INDEPENDENT;
 }
 
-/* The fastest timed trial's slot (0 when none is timed). */
+static bool settled(const struct trials *t)
+{
+    return t->phase == TRIALS_SETTLED || t->phase == TRIALS_DRIFTED;
+}
+
+/* The fastest timed candidate's slot (0 when none is timed). */
 static int fastest(const struct trials *t)
 {
     int best = 0;
     for (int i = 1; i < t->ran; i++)
-        best = t->secs[i] < t->secs[best] ? i : best;
+        best = t->cand[i].secs < t->cand[best].secs ? i : best;
     return best;
+}
+
+/* Where trial's candidate is in cand[]; -1 for the untimed first call. */
+static int slot_of(const struct trials *t, int trial)
+{
+    for (int i = 0; trial && i < t->n; i++)
+        if (t->cand[i].trial == trial)
+            return i;
+    return -1;
+}
+
+/* Whether trial's candidate has been timed. */
+static bool timed(const struct trials *t, int trial)
+{
+    int i = slot_of(t, trial);
+    return i >= 0 && i < t->ran;
 }
 
 /* What the next trial is expected to lose: what the timed calls that were
@@ -103,9 +125,9 @@ static int fastest(const struct trials *t)
  * choice's (0.98 with it). */
 static double expected_loss(const struct trials *t, double lost)
 {
-    if (t->trial_calls > 1)
-        return lost / (t->trial_calls - 1);
-    double first_over = t->first_paid - t->secs[fastest(t)];
+    if (t->budget.calls > 1)
+        return lost / (t->budget.calls - 1);
+    double first_over = t->budget.first_paid - t->cand[fastest(t)].secs;
     return first_over > 0 ? first_over : 0;
 }
 
@@ -117,7 +139,7 @@ static double expected_loss(const struct trials *t, double lost)
  * budget like any other. */
 static bool trial_free(const struct trials *t)
 {
-    return t->ran == 0 || (t->ran == 1 && t->order[1] == 1);
+    return t->ran == 0 || (t->ran == 1 && t->cand[1].trial == 1);
 }
 
 /* Whether the next trial has been earned (TRIAL_BUDGET). A wait runs the
@@ -127,48 +149,67 @@ static bool trial_due(const struct trials *t)
     if (trial_free(t))
         return true;
     int best = fastest(t);
-    if (t->order[best] != t->held)
+    if (t->cand[best].trial != t->kept.held)
         return true;
-    double lost = t->trials_paid - t->trial_calls * t->secs[best];
-    return lost + expected_loss(t, lost) <= TRIAL_BUDGET * t->spent;
+    double lost = t->budget.paid - t->budget.calls * t->cand[best].secs;
+    return lost + expected_loss(t, lost) <= TRIAL_BUDGET * t->budget.spent;
 }
 
-int trials_next(const struct trials *t)
+/* The trial the next call runs, or -1: the kept schedule serves. */
+static int next_trial(const struct trials *t)
 {
-    if (!t->n)
+    switch (t->phase) {
+    case TRIALS_OFF:
         return -1;
-    if (t->confirm)
+    case TRIALS_CONFIRM:
         return t->confirm;
-    if (t->chosen < 0)
-        return t->ran < t->n && trial_due(t) ? t->order[t->ran] : -1;
-    return t->replan ? t->chosen : -1;
+    case TRIALS_FIRST:
+    case TRIALS_TIMING:
+        return t->ran < t->n && trial_due(t) ? t->cand[t->ran].trial : -1;
+    default:
+        return t->kept.replan ? t->chosen : -1;
+    }
+}
+
+/* Whether the next trial runs on the kept schedule (the model's pick the
+ * first call planned, or a planned trial to be confirmed), timed but not
+ * planned again. */
+static bool next_on_kept(const struct trials *t)
+{
+    return t->phase == TRIALS_CONFIRM || (trials_trying(t) && t->kept.first && t->ran < t->n &&
+                                          t->cand[t->ran].trial == t->kept.first);
+}
+
+/* The settled choice's name where it gathers its hosts' data first and
+ * the next call plans it (trials_step.gathered). */
+static const char *gathered_choice(const struct trials *t, bool *learned)
+{
+    if (!settled(t) || !t->kept.replan || next_trial(t) != t->chosen)
+        return NULL;
+    int i = slot_of(t, t->chosen);
+    *learned = i < 0; /* a remembered choice: no trial timed it */
+    if (*learned)
+        return t->learned.gathered ? t->learned.choice : NULL;
+    return t->cand[i].gathered ? t->cand[i].choice : NULL;
+}
+
+struct trials_step trials_before(const struct trials *t)
+{
+    struct trials_step step = {.trial = next_trial(t), .on_kept = next_on_kept(t)};
+    step.gathered = gathered_choice(t, &step.learned);
+    return step;
 }
 
 bool trials_waiting(const struct trials *t)
 {
-    return t->chosen < 0 && t->ran >= 1 && t->ran < t->n && trials_next(t) < 0;
-}
-
-bool trials_on_kept(const struct trials *t)
-{
-    return t->confirm ||
-           (t->chosen < 0 && t->kept_trial && t->ran < t->n && t->order[t->ran] == t->kept_trial);
-}
-
-/* Where trial's time goes in order[]; -1 for the untimed first call. */
-static int slot_of(const struct trials *t, int trial)
-{
-    for (int i = 0; trial && i < t->n; i++)
-        if (t->order[i] == trial)
-            return i;
-    return -1;
+    return trials_trying(t) && t->ran >= 1 && t->ran < t->n && next_trial(t) < 0;
 }
 
 bool trials_pick_dominated(const struct trials *t, double predicted)
 {
     int d = slot_of(t, 1);
-    return t->chosen < 0 && t->default_independent && d >= 0 && d < t->ran &&
-           predicted >= DOMINATED_FACTOR * t->secs[d];
+    return trials_trying(t) && t->skip.default_independent && timed(t, 1) &&
+           predicted >= DOMINATED_FACTOR * t->cand[d].secs;
 }
 
 /* Whether this rank says what auto chose (TACIO_PRINT_CHOICE; rank 0's). */
@@ -181,14 +222,16 @@ static bool saying(int rank)
 /* The timed candidates, best starred, and the trials the rules left out. */
 static void say_timed(const struct trials *t, int best)
 {
-    for (int i = 0; i < t->ran; i++)
+    for (int i = 0; i < t->ran; i++) {
+        const struct candidate *c = &t->cand[i];
         fprintf(stderr, "tacio:   %s %.6f s measured%s, %.6f s predicted: %s\n",
-                i == best ? "*" : " ", t->secs[i],
-                t->on_kept_timed[i] ? " on its kept schedule" : "", t->predicted[i], t->label[i]);
-    if (t->default_skipped)
+                i == best ? "*" : " ", c->secs, c->on_kept ? " on its kept schedule" : "",
+                c->predicted, c->label);
+    }
+    if (t->skip.default_skipped)
         fprintf(stderr, "tacio:     the default not tried: %.6f s predicted\n",
-                t->default_predicted);
-    if (t->pick_skipped)
+                t->skip.default_predicted);
+    if (t->skip.pick_skipped)
         fprintf(stderr,
                 "tacio:     the model's candidates not tried: the pick rated %.0fx the "
                 "default's time or more\n",
@@ -201,10 +244,11 @@ static void say_timed(const struct trials *t, int best)
 static void settle(struct trials *t, const struct trial_outcome *o)
 {
     int best = fastest(t);
-    t->chosen = t->order[best];
-    t->settled_secs = t->secs[best];
+    t->phase = TRIALS_SETTLED;
+    t->chosen = t->cand[best].trial;
+    t->drift.secs = t->cand[best].secs;
     bool kept_now = !o->reused && o->keepable && o->trial == t->chosen;
-    t->replan = t->held != t->chosen && !kept_now;
+    t->kept.replan = t->kept.held != t->chosen && !kept_now;
     if (!saying(o->rank))
         return;
     fprintf(stderr, "tacio: auto on %s (%s): %d candidates timed\n", o->path, o->op, t->n);
@@ -213,7 +257,7 @@ static void settle(struct trials *t, const struct trial_outcome *o)
 
 void trials_say_unsettled(const struct trials *t, int rank, const char *path, const char *op)
 {
-    if (t->chosen >= 0 || t->ran < 1 || !saying(rank))
+    if (!trials_trying(t) || t->ran < 1 || !saying(rank))
         return;
     fprintf(stderr,
             "tacio: auto on %s (%s): %d of %d candidates timed, not settled when the file "
@@ -227,11 +271,12 @@ void trials_say_unsettled(const struct trials *t, int rank, const char *path, co
  * what the later calls find ready). */
 static void settle_learned(struct trials *t, const struct trial_outcome *o)
 {
+    t->phase = TRIALS_SETTLED;
     t->chosen = o->trial;
-    t->replan = false;
-    t->settled_secs = 0;
-    t->learned_gathered = o->gathered;
-    snprintf(t->learned_choice, sizeof t->learned_choice, "%s", o->choice);
+    t->kept.replan = false;
+    t->drift.secs = 0;
+    t->learned.gathered = o->gathered;
+    snprintf(t->learned.choice, sizeof t->learned.choice, "%s", o->choice);
     if (saying(o->rank))
         fprintf(stderr, "tacio: auto on %s (%s): the wisdom file's choice, no trials: %s\n",
                 o->path, o->op, o->label);
@@ -244,15 +289,15 @@ static void drop_runners_up_after(struct trials *t, int i)
 {
     int n = i + 1;
     for (int k = i + 1; k < t->n; k++)
-        if (t->order[k] < 3 || t->order[k] == AUTO_TRIAL_INDEPENDENT)
-            t->order[n++] = t->order[k];
+        if (t->cand[k].trial < 3 || t->cand[k].trial == AUTO_TRIAL_INDEPENDENT)
+            t->cand[n++] = t->cand[k];
     t->n = n;
 }
 
-/* The candidate in slot d taken out of order[]: its trial will not run. */
+/* The candidate in slot d taken out: its trial will not run. */
 static void drop_slot(struct trials *t, int d)
 {
-    memmove(t->order + d, t->order + d + 1, sizeof *t->order * (size_t)(t->n - d - 1));
+    memmove(t->cand + d, t->cand + d + 1, sizeof *t->cand * (size_t)(t->n - d - 1));
     t->n--;
 }
 
@@ -261,17 +306,18 @@ static void drop_slot(struct trials *t, int d)
 static void skip_dominated_default(struct trials *t, int i)
 {
     int d = slot_of(t, 1);
-    if (d <= i || !t->default_predicted || t->default_predicted < DOMINATED_FACTOR * t->secs[i])
+    double rated = t->skip.default_predicted;
+    if (d <= i || !rated || rated < DOMINATED_FACTOR * t->cand[i].secs)
         return;
     drop_slot(t, d);
-    t->default_skipped = true;
+    t->skip.default_skipped = true;
 }
 
 /* The model's pick (trial 2) timed FAR_FACTOR slower than the default. */
 static bool pick_far_behind(const struct trials *t)
 {
-    int d = slot_of(t, 1), p = slot_of(t, 2);
-    return d >= 0 && p >= 0 && d < t->ran && p < t->ran && t->secs[p] > FAR_FACTOR * t->secs[d];
+    return timed(t, 1) && timed(t, 2) &&
+           t->cand[slot_of(t, 2)].secs > FAR_FACTOR * t->cand[slot_of(t, 1)].secs;
 }
 
 /* The pick's call ran the default's path (trials_pick_dominated): neither
@@ -280,8 +326,8 @@ static bool pick_far_behind(const struct trials *t)
 static void skip_dominated_pick(struct trials *t, const struct trial_outcome *o)
 {
     int i = slot_of(t, 2);
-    t->spent += o->paid;
-    t->pick_skipped = true;
+    t->budget.spent += o->paid;
+    t->skip.pick_skipped = true;
     if (i < 0)
         return;
     drop_runners_up_after(t, i);
@@ -297,15 +343,15 @@ static bool pick_to_front(struct trials *t, const struct trial_outcome *o)
     int i = slot_of(t, 2);
     if (i < 0)
         return false;
-    memmove(t->order + 1, t->order, sizeof *t->order * (size_t)i);
-    t->order[0] = 2;
+    struct candidate pick = {.trial = 2, .predicted = o->predicted};
+    snprintf(pick.label, sizeof pick.label, "%s", o->label);
+    snprintf(pick.choice, sizeof pick.choice, "%s", o->choice);
+    memmove(t->cand + 1, t->cand, sizeof *t->cand * (size_t)i);
+    t->cand[0] = pick;
     int d = slot_of(t, 1);
     if (o->pick_is_default && d > 0)
         drop_slot(t, d);
-    t->default_predicted = o->default_predicted;
-    t->predicted[0] = o->predicted;
-    snprintf(t->label[0], sizeof t->label[0], "%s", o->label);
-    snprintf(t->choice[0], sizeof t->choice[0], "%s", o->choice);
+    t->skip.default_predicted = o->default_predicted;
     return true;
 }
 
@@ -319,54 +365,46 @@ static void pick_first(struct trials *t, const struct trial_outcome *o)
 {
     if (!pick_to_front(t, o))
         return;
-    t->kept_trial = 2;
-    t->pick_last = o->last_candidate;
+    t->kept.first = 2;
+    t->skip.pick_last = o->last_candidate;
 }
 
 bool trials_keep_new(struct trials *t, int trial)
 {
-    if (t->confirm && trial == t->confirm) { /* to be timed on it next */
-        t->aside = t->held;
-        t->held = trial;
+    if (t->phase == TRIALS_CONFIRM && trial == t->confirm) { /* to be timed on it next */
+        t->kept.aside = t->kept.held;
+        t->kept.held = trial;
         return true;
     }
-    int i = slot_of(t, trial), h = slot_of(t, t->held);
+    int i = slot_of(t, trial), h = slot_of(t, t->kept.held);
     if (i < 0 || i >= t->ran) /* no timed trial: the first call, a replan */
         return true;
-    if (h >= 0 && h < t->ran && t->secs[h] <= t->secs[i])
+    if (h >= 0 && h < t->ran && t->cand[h].secs <= t->cand[i].secs)
         return false;
-    t->held = trial;
+    t->kept.held = trial;
     return true;
-}
-
-const char *trials_gathered_choice(const struct trials *t, bool *learned)
-{
-    if (t->chosen < 0 || !t->replan || trials_next(t) != t->chosen)
-        return NULL;
-    int i = slot_of(t, t->chosen);
-    *learned = i < 0; /* a remembered choice: no trial timed it */
-    if (*learned)
-        return t->learned_gathered ? t->learned_choice : NULL;
-    return t->gathered[i] ? t->choice[i] : NULL;
 }
 
 /* A settled call: slower than the choice was when it won (DRIFT_FACTOR
  * times and DRIFT_FLOOR_SECS more), DRIFT_CALLS calls in a row, and the
- * trials start over (bounded by TRIALS_RESTARTS). */
+ * trials start over (bounded by TRIALS_RESTARTS), the default's trial
+ * first: the shape's kept schedule is there. */
 static void watch_drift(struct trials *t, const struct trial_outcome *o)
 {
-    if (!t->settled_secs) {
-        t->settled_secs = o->slowest;
+    if (!t->drift.secs) {
+        t->drift.secs = o->slowest;
         return;
     }
-    bool slow = o->slowest > DRIFT_FACTOR * t->settled_secs &&
-                o->slowest - t->settled_secs >= DRIFT_FLOOR_SECS;
-    t->slow = slow ? t->slow + 1 : 0;
-    if (t->slow >= DRIFT_CALLS && t->restarts < TRIALS_RESTARTS) {
-        int restarts = t->restarts + 1; /* counted per shape: a new one resets it */
-        bool independent = t->order[t->n - 1] == AUTO_TRIAL_INDEPENDENT;
+    bool slow =
+        o->slowest > DRIFT_FACTOR * t->drift.secs && o->slowest - t->drift.secs >= DRIFT_FLOOR_SECS;
+    t->drift.slow = slow ? t->drift.slow + 1 : 0;
+    t->phase = slow ? TRIALS_DRIFTED : TRIALS_SETTLED;
+    if (t->drift.slow >= DRIFT_CALLS && t->drift.restarts < TRIALS_RESTARTS) {
+        int restarts = t->drift.restarts + 1; /* counted per shape: a new one resets it */
+        bool independent = t->cand[t->n - 1].trial == AUTO_TRIAL_INDEPENDENT;
         trials_reset(t, t->asked, independent); /* the default too, if skipped */
-        t->restarts = restarts;
+        t->phase = TRIALS_TIMING;
+        t->drift.restarts = restarts;
     }
 }
 
@@ -383,29 +421,30 @@ static bool worth_confirming(const struct trials *t, const struct trial_outcome 
 {
     int best = fastest(t);
     return o->keepable && !o->independent && best != i &&
-           t->secs[i] <= CONFIRM_BAND * t->secs[best] + t->check[best];
+           t->cand[i].secs <= CONFIRM_BAND * t->cand[best].secs + t->cand[best].check;
 }
 
 /* Slot i timed by the call o (on its kept schedule or not), and the call
  * paid towards the trials (TRIAL_BUDGET). */
 static void time_slot(struct trials *t, int i, const struct trial_outcome *o, bool on_kept)
 {
-    t->secs[i] = o->slowest;
-    t->recent_of = 0; /* a trial timed: the held one's calls counted afresh */
-    t->on_kept_timed[i] = on_kept;
-    t->gathered[i] = o->gathered;
-    t->check[i] = o->check;
-    t->trials_paid += o->paid;
-    t->trial_calls++;
-    t->spent += o->paid;
+    struct candidate *c = &t->cand[i];
+    c->secs = o->slowest;
+    c->on_kept = on_kept;
+    c->gathered = o->gathered;
+    c->check = o->check;
+    t->recent.of = 0; /* a trial timed: the held one's calls counted afresh */
+    t->budget.paid += o->paid;
+    t->budget.calls++;
+    t->budget.spent += o->paid;
 }
 
 /* The middle of the held trial's last three times (of two, their mean);
- * the latest is recent[2]. */
+ * the latest is secs[2]. */
 static double recent_middle(const struct trials *t)
 {
-    const double *r = t->recent;
-    if (t->nrecent < 3)
+    const double *r = t->recent.secs;
+    if (t->recent.n < 3)
         return (r[1] + r[2]) / 2;
     double lo = r[0] < r[1] ? r[0] : r[1], hi = r[0] < r[1] ? r[1] : r[0];
     return r[2] < lo ? lo : r[2] > hi ? hi : r[2];
@@ -425,24 +464,25 @@ static double recent_middle(const struct trials *t)
  * the kept schedule's calls take what its trial took. */
 static void retime_held(struct trials *t, const struct trial_outcome *o)
 {
-    int i = t->held ? slot_of(t, t->held) : -1;
-    t->spent += o->paid;
+    int i = t->kept.held ? slot_of(t, t->kept.held) : -1;
+    t->budget.spent += o->paid;
     if (i < 0 || i >= t->ran)
         return;
-    if (t->recent_of != t->held) {
-        t->recent_of = t->held;
-        t->recent[2] = t->secs[i];
-        t->nrecent = 1;
+    double *r = t->recent.secs;
+    if (t->recent.of != t->kept.held) {
+        t->recent.of = t->kept.held;
+        r[2] = t->cand[i].secs;
+        t->recent.n = 1;
     }
-    t->recent[0] = t->recent[1], t->recent[1] = t->recent[2], t->recent[2] = o->slowest;
-    t->nrecent += t->nrecent < 3;
-    t->secs[i] = recent_middle(t);
+    r[0] = r[1], r[1] = r[2], r[2] = o->slowest;
+    t->recent.n += t->recent.n < 3;
+    t->cand[i].secs = recent_middle(t);
 }
 
 /* The trials' last candidate timed (and confirmed): settle on the fastest. */
 static bool settle_when_done(struct trials *t, const struct trial_outcome *o)
 {
-    if (t->ran < t->n || t->confirm)
+    if (t->ran < t->n || t->phase == TRIALS_CONFIRM)
         return false;
     settle(t, o);
     return true;
@@ -454,19 +494,21 @@ static bool settle_when_done(struct trials *t, const struct trial_outcome *o)
  * ranks: a planned call, 11% over a settled one). */
 static void end_confirmation(struct trials *t)
 {
-    t->restore = t->aside && t->order[fastest(t)] == t->aside;
-    if (t->restore)
-        t->held = t->aside;
-    t->aside = 0;
+    t->phase = TRIALS_TIMING;
+    t->confirm = 0;
+    t->kept.restore = t->kept.aside && t->cand[fastest(t)].trial == t->kept.aside;
+    if (t->kept.restore)
+        t->kept.held = t->kept.aside;
+    t->kept.aside = 0;
 }
 
 /* The first call planned the model's pick (o) with its hosts' data
  * gathered, whose schedule is never kept (every call of it plans, and the
- * file keeps its shape alone: coll.c's keep_shape_only): that call is the pick's
- * trial, timed as its every call would be, and the default's follows; a
- * trial call of its own would time the same plan again (bench/smpi, btio
- * at 100 ranks: that call, and a wait on the default's schedule before it,
- * cost 2.6 ms of a 20-call run's 300). */
+ * file keeps its shape alone: coll.c's keep_shape_only): that call is the
+ * pick's trial, timed as its every call would be, and the default's
+ * follows; a trial call of its own would time the same plan again
+ * (bench/smpi, btio at 100 ranks: that call, and a wait on the default's
+ * schedule before it, cost 2.6 ms of a 20-call run's 300). */
 static void pick_timed_first(struct trials *t, const struct trial_outcome *o)
 {
     if (!pick_to_front(t, o))
@@ -477,71 +519,93 @@ static void pick_timed_first(struct trials *t, const struct trial_outcome *o)
         drop_runners_up_after(t, 0);
 }
 
+/* A call that timed no candidate: the shape's first, a settled choice
+ * planned again, or one planned while a trial waits. The first call's
+ * model pick leads the trials: on its kept schedule (pick_first), or, its
+ * hosts gathered and so never kept, timed by that call (pick_timed_first). */
+static bool record_untimed(struct trials *t, const struct trial_outcome *o)
+{
+    t->kept.replan = false; /* a settled choice planned again: kept from now on */
+    if (!trials_trying(t) || o->trial || t->ran)
+        return false;
+    t->budget.first_paid = o->paid;
+    if (t->kept.first || !o->model_pick)
+        return false;
+    if (o->keepable)
+        pick_first(t, o);
+    else if (o->gathered) {
+        pick_timed_first(t, o);
+        return settle_when_done(t, o);
+    }
+    return false;
+}
+
+/* A call that ran a candidate's trial (planned, or on its kept schedule:
+ * on_kept) and timed it. */
+static bool record_timed(struct trials *t, int i, const struct trial_outcome *o, bool on_kept)
+{
+    if (o->trial == 1)
+        t->skip.default_independent = o->independent;
+    if (o->trial == 1 && o->independent && t->cand[t->n - 1].trial == AUTO_TRIAL_INDEPENDENT)
+        t->n--; /* the default's own path: timed already */
+    time_slot(t, i, o, on_kept);
+    if (!on_kept) {
+        struct candidate *c = &t->cand[i];
+        c->predicted = o->predicted;
+        snprintf(c->label, sizeof c->label, "%s", o->label);
+        snprintf(c->choice, sizeof c->choice, "%s", o->choice);
+    }
+    t->ran = i + 1;
+    if ((on_kept ? t->skip.pick_last : o->last_candidate) || pick_far_behind(t))
+        drop_runners_up_after(t, i);
+    if (on_kept) { /* the pick's schedule, kept, is timed now */
+        t->kept.held = t->kept.first, t->kept.first = 0;
+        skip_dominated_default(t, i);
+    } else if (worth_confirming(t, o, i)) {
+        t->phase = TRIALS_CONFIRM;
+        t->confirm = o->trial;
+    }
+    return settle_when_done(t, o);
+}
+
 bool trials_record(struct trials *t, const struct trial_outcome *o)
 {
-    if (!t->n)
+    if (t->phase == TRIALS_OFF)
         return false;
-    if (o->pick_dominated && t->chosen < 0) {
+    bool first = t->phase == TRIALS_FIRST;
+    if (first)
+        t->phase = TRIALS_TIMING; /* whatever the call ran, it was the shape's first */
+    if (o->pick_dominated && trials_trying(t)) {
         skip_dominated_pick(t, o);
         return settle_when_done(t, o);
     }
-    bool on_kept = o->reused && trials_on_kept(t) && o->trial == t->kept_trial;
-    if (o->reused && t->confirm && o->trial == t->confirm) {
+    bool on_kept = o->reused && next_on_kept(t) && o->trial == t->kept.first;
+    if (o->reused && t->phase == TRIALS_CONFIRM && o->trial == t->confirm) {
         time_slot(t, slot_of(t, t->confirm), o, true); /* its planned call's time gives way */
-        t->confirm = 0;
         end_confirmation(t);
         return settle_when_done(t, o);
     }
     if (o->reused && !on_kept) { /* the kept schedule: settled, or waiting for a trial */
-        if (t->chosen >= 0)
+        if (settled(t))
             watch_drift(t, o);
         else
             retime_held(t, o);
         return false;
     }
-    if (o->learned && t->chosen < 0 && !t->ran) {
+    if (o->learned && trials_trying(t) && !t->ran) {
         settle_learned(t, o);
         return false;
     }
     int i = slot_of(t, o->trial);
-    if (t->chosen >= 0 && o->trial == t->chosen && !o->keepable) {
+    if (settled(t) && o->trial == t->chosen && !o->keepable) {
         /* a choice whose schedule is never kept (node aggregation) plans
          * every call; the file's kept schedule, another trial's, only
          * tells that the shape repeats */
-        t->replan = true;
+        t->kept.replan = true;
         watch_drift(t, o);
         return false;
     }
-    if (t->chosen >= 0 || i < 0) { /* the chosen one planned again: kept from now on */
-        t->replan = false;
-        if (!o->trial && t->chosen < 0 && !t->ran)
-            t->first_paid = o->paid;
-        bool first_pick = !o->trial && t->chosen < 0 && !t->ran && !t->kept_trial && o->model_pick;
-        if (first_pick && o->keepable)
-            pick_first(t, o);
-        else if (first_pick && o->gathered) {
-            pick_timed_first(t, o);
-            return settle_when_done(t, o);
-        }
-        return false;
-    }
-    if (o->trial == 1)
-        t->default_independent = o->independent;
-    if (o->trial == 1 && o->independent && t->order[t->n - 1] == AUTO_TRIAL_INDEPENDENT)
-        t->n--; /* the default's own path: timed already */
-    time_slot(t, i, o, on_kept);
-    if (!on_kept) {
-        t->predicted[i] = o->predicted;
-        snprintf(t->label[i], sizeof t->label[i], "%s", o->label);
-        snprintf(t->choice[i], sizeof t->choice[i], "%s", o->choice);
-    }
-    t->ran = i + 1;
-    if ((on_kept ? t->pick_last : o->last_candidate) || pick_far_behind(t))
-        drop_runners_up_after(t, i);
-    if (on_kept) { /* the pick's schedule, kept, is timed now */
-        t->held = t->kept_trial, t->kept_trial = 0;
-        skip_dominated_default(t, i);
-    } else if (worth_confirming(t, o, i))
-        t->confirm = o->trial;
-    return settle_when_done(t, o);
+    if (settled(t) || i < 0)
+        return record_untimed(t, o);
+    return record_timed(t, i, o, on_kept);
 }

@@ -1,6 +1,8 @@
 /* auto's trial state (src/exec/trials.c), stepped by hand through the
  * outcomes the engine would report (coll.c's trials_after and
  * keep_schedule), without MPI: which candidate each call runs.
+ *   phases                  off, first, timing, confirm, settled, drifted
+ *       and back, drifted into new trials.
  *   node_aggregated_choice  the fastest trial is one whose schedule is
  *       never kept (node aggregation): every later call plans it again,
  *       rather than run the kept schedule, another trial's; and drift is
@@ -8,7 +10,7 @@
  *   gathered_pick_first     the first call's pick gathered its hosts' data
  *       (never kept): that call times it, the default follows at once, and
  *       a gathered fastest is named for the calls after, which gather at
- *       once (trials_gathered_choice); a kept fastest is not; a wisdom
+ *       once (trials_step.gathered); a kept fastest is not; a wisdom
  *       file's gathered choice is, as remembered.
  *   kept_choice             the fastest trial's schedule was kept: the
  *       calls after the trials run it, planned by none.
@@ -68,7 +70,7 @@ static int call_paying(struct trials *t, int trial, bool reused, bool keepable, 
     trials_record(t, &o);
     if (keepable)
         trials_keep_new(t, trial);
-    return trials_next(t);
+    return trials_before(t).trial;
 }
 
 /* A call that took what a settled one of it would (no planning). */
@@ -82,7 +84,7 @@ static int call(struct trials *t, int trial, bool reused, bool keepable, double 
 static int wait_for_trial(struct trials *t, double secs)
 {
     int waited = 0;
-    while (trials_next(t) < 0 && t->chosen < 0 && waited < 1000) {
+    while (trials_before(t).trial < 0 && trials_trying(t) && waited < 1000) {
         call(t, 0, true, false, secs);
         waited++;
     }
@@ -97,15 +99,15 @@ static int run_trials(struct trials *t, const double secs[5])
 {
     trials_reset(t, 3, false);
     CHECK_EQ(call(t, 0, false, true, 9.0), 2);
-    CHECK(trials_on_kept(t));
+    CHECK(trials_before(t).on_kept);
     CHECK_EQ(call(t, 2, true, false, secs[2]), 1);
     call(t, 1, false, true, secs[1]);
     double held = secs[1] < secs[2] ? secs[1] : secs[2];
     wait_for_trial(t, held);
-    CHECK_EQ(trials_next(t), 3);
+    CHECK_EQ(trials_before(t).trial, 3);
     call(t, 3, false, false, secs[3]);
     wait_for_trial(t, held);
-    CHECK_EQ(trials_next(t), 4);
+    CHECK_EQ(trials_before(t).trial, 4);
     return call(t, 4, false, true, secs[4]);
 }
 
@@ -123,13 +125,13 @@ static void test_node_aggregated_choice(void)
     CHECK_EQ(call(&t, 3, false, false, 1.0), 3);
     CHECK_EQ(call(&t, 3, false, false, 1.0), 1);
     CHECK_EQ(t.chosen, -1);
-    CHECK_EQ(t.restarts, 1);
+    CHECK_EQ(t.drift.restarts, 1);
 }
 
 /* The first call planned the model's pick with its hosts' data gathered
  * first (never kept: gathered is planned on every call): that call is the
  * pick's trial, and the default follows at once; the fastest, gathered
- * too, is named for the calls after (trials_gathered_choice), which plan
+ * too, is named for the calls after (trials_step.gathered), which plan
  * it again every call; a kept one is not. */
 static void test_gathered_pick_first(void)
 {
@@ -140,30 +142,29 @@ static void test_gathered_pick_first(void)
     first.choice = "romio:1:nodes";
     trials_record(&t, &first);
     CHECK_EQ(t.ran, 1);
-    CHECK_EQ(t.order[0], 2);
-    CHECK(t.secs[0] == 1.0);
-    CHECK_EQ(trials_next(&t), 1); /* the default: free */
-    bool learned = true;
-    CHECK(!trials_gathered_choice(&t, &learned));
+    CHECK_EQ(t.cand[0].trial, 2);
+    CHECK(t.cand[0].secs == 1.0);
+    CHECK_EQ(trials_before(&t).trial, 1); /* the default: free */
+    CHECK(!trials_before(&t).gathered);
     call(&t, 1, false, true, 2.0);
     wait_for_trial(&t, 2.0);
-    CHECK_EQ(trials_next(&t), 3);
+    CHECK_EQ(trials_before(&t).trial, 3);
     struct trial_outcome third = outcome(3, false, false, 0.9, 0.9);
     third.gathered = true;
     third.choice = "bottleneck:4:nodes";
     trials_record(&t, &third);
     wait_for_trial(&t, 2.0);
-    CHECK_EQ(trials_next(&t), 4);
+    CHECK_EQ(trials_before(&t).trial, 4);
     call(&t, 4, false, true, 1.5);
     CHECK_EQ(t.chosen, 3);
-    CHECK_EQ(trials_next(&t), 3);
-    const char *choice = trials_gathered_choice(&t, &learned);
-    CHECK(choice && !strcmp(choice, "bottleneck:4:nodes") && !learned);
+    CHECK_EQ(trials_before(&t).trial, 3);
+    struct trials_step next = trials_before(&t);
+    CHECK(next.gathered && !strcmp(next.gathered, "bottleneck:4:nodes") && !next.learned);
     /* the same with the pick the fastest of none gathered: not named */
     struct trials k;
     static const double secs[5] = {0, 2.0, 0.8, 1.5, 3.0};
     run_trials(&k, secs);
-    CHECK(!trials_gathered_choice(&k, &learned));
+    CHECK(!trials_before(&k).gathered);
     /* a wisdom file's gathered choice, settled on its first call: named
      * from the call after, which plans it again (never kept), as learned */
     trials_reset(&k, 3, false);
@@ -172,11 +173,11 @@ static void test_gathered_pick_first(void)
     remembered.choice = "romio:2:nodes";
     trials_record(&k, &remembered);
     CHECK_EQ(k.chosen, 0);
-    CHECK(!trials_gathered_choice(&k, &learned)); /* the next call plans it */
-    remembered.learned = false;                   /* that call's outcome */
+    CHECK(!trials_before(&k).gathered); /* the next call plans it */
+    remembered.learned = false;         /* that call's outcome */
     trials_record(&k, &remembered);
-    choice = trials_gathered_choice(&k, &learned);
-    CHECK(choice && !strcmp(choice, "romio:2:nodes") && learned);
+    next = trials_before(&k);
+    CHECK(next.gathered && !strcmp(next.gathered, "romio:2:nodes") && next.learned);
 }
 
 static void test_kept_choice(void)
@@ -185,7 +186,7 @@ static void test_kept_choice(void)
     static const double secs[5] = {0, 2.0, 0.8, 1.5, 3.0}; /* the pick, on its kept schedule */
     int next = run_trials(&t, secs);
     CHECK_EQ(t.chosen, 2);
-    CHECK_EQ(t.held, 2);
+    CHECK_EQ(t.kept.held, 2);
     CHECK_EQ(next, -1);
     for (int k = 0; k < 5; k++)
         CHECK_EQ(call(&t, 0, true, false, 0.8), -1);
@@ -201,13 +202,13 @@ static void test_drift_floor(void)
     CHECK_EQ(t.chosen, 2);
     for (int k = 0; k < 4; k++) /* eleven times slower, 8 ms more */
         CHECK_EQ(call(&t, 0, true, false, 0.0088), -1);
-    CHECK_EQ(t.restarts, 0);
+    CHECK_EQ(t.drift.restarts, 0);
     for (int k = 0; k < 2; k++)
         call(&t, 0, true, false, 0.0110);
     CHECK_EQ(t.chosen, 2);
     call(&t, 0, true, false, 0.0110); /* the third in a row 10 ms slower */
     CHECK_EQ(t.chosen, -1);
-    CHECK_EQ(t.restarts, 1);
+    CHECK_EQ(t.drift.restarts, 1);
 }
 
 /* The first call, the model's pick kept (first_paid seconds; the model
@@ -224,7 +225,7 @@ static int after_first(struct trials *t, double first_paid, double default_predi
     o.pick_is_default = pick_is_default;
     trials_record(t, &o);
     trials_keep_new(t, 0);
-    CHECK_EQ(trials_next(t), 2);
+    CHECK_EQ(trials_before(t).trial, 2);
     return call(t, 2, true, false, 1.0);
 }
 
@@ -238,9 +239,9 @@ static void test_dominated_default(void)
     CHECK_EQ(t.chosen, 2);
     for (int k = 0; k < 3; k++) /* drift: the trials start over, the default among them */
         call(&t, 0, true, false, 1.6);
-    CHECK_EQ(t.restarts, 1);
+    CHECK_EQ(t.drift.restarts, 1);
     CHECK_EQ(t.n, 4);
-    CHECK_EQ(trials_next(&t), 1);
+    CHECK_EQ(trials_before(&t).trial, 1);
     CHECK_EQ(after_first(&t, 1.0, 1.9, false), 1); /* rated under twice: tried */
     CHECK_EQ(after_first(&t, 1.0, 0, false), 1);   /* not rated: tried */
 }
@@ -254,7 +255,7 @@ static void first_independent(struct trials *t, double first_paid)
     o.independent = true, o.model_pick = false;
     trials_record(t, &o);
     trials_keep_new(t, 0);
-    CHECK_EQ(trials_next(t), 1);
+    CHECK_EQ(trials_before(t).trial, 1);
 }
 
 /* That first call, then the default on independent I/O or not, timed at
@@ -266,7 +267,7 @@ static bool pick_tried(struct trials *t, bool default_independent, double predic
     o.independent = default_independent;
     trials_record(t, &o);
     trials_keep_new(t, 1);
-    CHECK_EQ(trials_next(t), 2);
+    CHECK_EQ(trials_before(t).trial, 2);
     return !trials_pick_dominated(t, predicted);
 }
 
@@ -282,10 +283,10 @@ static void test_dominated_pick(void)
     CHECK(trials_record(&t, &o));
     CHECK_EQ(t.chosen, 1);
     CHECK_EQ(t.n, 1);
-    CHECK(t.pick_skipped);
+    CHECK(t.skip.pick_skipped);
     trials_keep_new(&t, 2); /* the call's independent schedule: the default's path */
-    CHECK_EQ(t.held, 1);
-    CHECK_EQ(trials_next(&t), -1);
+    CHECK_EQ(t.kept.held, 1);
+    CHECK_EQ(trials_before(&t).trial, -1);
     CHECK(!trials_pick_dominated(&t, 9.0)); /* settled: nothing to skip */
 }
 
@@ -299,14 +300,14 @@ static void test_plan_cost_waits(void)
     /* nothing lost yet, the runner-up expected to lose 2.0 s: due once
      * 0.03 of the spent (1.0 s so far) reaches it, after 66 more calls */
     CHECK_EQ(wait_for_trial(&t, 1.0), 66);
-    CHECK_EQ(trials_next(&t), 3);
+    CHECK_EQ(trials_before(&t).trial, 3);
     CHECK(!trials_waiting(&t));
     /* the first call on the default's path (independent I/O), 3.0 s, the
      * default timed at 1.0 s: the model's pick, to be planned, waits too */
     first_independent(&t, 3.0);
     CHECK_EQ(call(&t, 1, false, true, 1.0), -1);
     CHECK_EQ(wait_for_trial(&t, 1.0), 66);
-    CHECK_EQ(trials_next(&t), 2);
+    CHECK_EQ(trials_before(&t).trial, 2);
     /* a plan that costs nothing beyond its settled call: no wait */
     trials_reset(&t, 3, false);
     struct trial_outcome o = outcome(0, false, true, 1.0, 1.0);
@@ -323,13 +324,13 @@ static void test_budget_waits(void)
     call(&t, 0, false, true, 9.0);
     CHECK_EQ(call(&t, 2, true, false, 1.0), 1); /* the pick, then the default at once */
     CHECK_EQ(call(&t, 1, false, true, 2.0), -1);
-    CHECK_EQ(t.held, 2);
+    CHECK_EQ(t.kept.held, 2);
     /* lost 1.0 s of 3.0 spent, and the next expected to lose 1.0 s as
      * well: due once 0.03 of the spent reaches 2.0, after 64 calls of
      * 1.0 s on the pick's kept schedule (31 if only the loss so far were
      * paid) */
     CHECK_EQ(wait_for_trial(&t, 1.0), 64);
-    CHECK_EQ(trials_next(&t), 3);
+    CHECK_EQ(trials_before(&t).trial, 3);
     CHECK_EQ(t.chosen, -1);
     /* a runner-up within the budget, confirmed on its kept schedule: the
      * next follows at once (what is kept is no longer the fastest's) */
@@ -337,7 +338,7 @@ static void test_budget_waits(void)
     CHECK_EQ(call(&t, 3, true, false, 1.001), 4);
     call(&t, 4, false, true, 0.9); /* the last: it wins and is kept */
     CHECK_EQ(t.chosen, 4);
-    CHECK_EQ(t.held, 4);
+    CHECK_EQ(t.kept.held, 4);
 
     /* a trial's planning counts against the budget too: the default at
      * 1.12 s settled, but its call planned and took 1.5 s (lost 0.5 of
@@ -374,17 +375,17 @@ static void test_warm_retimed(void)
     CHECK_EQ(call(&t, 1, false, true, 2.0), -1);
     for (int k = 0; k < 4; k++) /* the pick's kept schedule, warm */
         CHECK_EQ(call(&t, 0, true, false, 1.0), -1);
-    CHECK(t.secs[0] == 1.0);                     /* slot 0: the pick */
+    CHECK(t.cand[0].secs == 1.0);                /* slot 0: the pick */
     CHECK_EQ(call(&t, 0, true, false, 5.0), -1); /* one call the scheduler delayed */
-    CHECK(t.secs[0] == 1.0);
+    CHECK(t.cand[0].secs == 1.0);
     CHECK(wait_for_trial(&t, 1.0) > 0);
-    CHECK_EQ(trials_next(&t), 3);
+    CHECK_EQ(trials_before(&t).trial, 3);
     call(&t, 3, false, false, 1.2); /* not kept: no confirmation */
     wait_for_trial(&t, 1.0);
     call(&t, 4, false, true, 2.0);
     CHECK_EQ(t.chosen, 2);
-    CHECK_EQ(t.held, 2); /* its schedule still kept: not planned again */
-    CHECK(!t.replan);
+    CHECK_EQ(t.kept.held, 2); /* its schedule still kept: not planned again */
+    CHECK(!t.kept.replan);
 }
 
 /* A planned trial within CONFIRM_BAND of the fastest is timed again on
@@ -398,18 +399,18 @@ static void test_confirm(void)
     call(&t, 0, false, true, 9.0);
     CHECK_EQ(call(&t, 2, true, false, 1.0), 1);
     CHECK_EQ(call(&t, 1, false, true, 1.03), 1); /* within 10%: confirmed next */
-    CHECK(trials_on_kept(&t));
-    CHECK_EQ(t.held, 1);                          /* its schedule kept for that */
+    CHECK(trials_before(&t).on_kept);
+    CHECK_EQ(t.kept.held, 1);                     /* its schedule kept for that */
     CHECK_EQ(call(&t, 1, true, false, 0.97), -1); /* faster settled than the pick */
-    CHECK_EQ(t.held, 1);
+    CHECK_EQ(t.kept.held, 1);
     wait_for_trial(&t, 0.97); /* (the budget) */
-    CHECK_EQ(trials_next(&t), 3);
+    CHECK_EQ(trials_before(&t).trial, 3);
     CHECK_EQ(call(&t, 3, false, true, 1.2), -1); /* outside the band: once */
     wait_for_trial(&t, 0.97);                    /* (the budget) */
-    CHECK_EQ(trials_next(&t), 4);
+    CHECK_EQ(trials_before(&t).trial, 4);
     CHECK_EQ(call(&t, 4, false, true, 0.96), -1); /* the fastest: not confirmed */
     CHECK_EQ(t.chosen, 4);
-    CHECK(!t.replan);
+    CHECK(!t.kept.replan);
 
     /* confirmed slower: the pick wins on its own schedule, which the file
      * set aside for the confirmation, and is not planned again */
@@ -417,22 +418,22 @@ static void test_confirm(void)
     call(&t, 0, false, true, 9.0);
     call(&t, 2, true, false, 1.0);
     call(&t, 1, false, true, 1.03);
-    CHECK_EQ(t.aside, 2);
-    CHECK_EQ(t.held, 1);
+    CHECK_EQ(t.kept.aside, 2);
+    CHECK_EQ(t.kept.held, 1);
     CHECK_EQ(call(&t, 1, true, false, 1.05), -1); /* lost: the pick's schedule back */
-    CHECK(t.restore);
-    CHECK_EQ(t.aside, 0);
-    CHECK_EQ(t.held, 2);
+    CHECK(t.kept.restore);
+    CHECK_EQ(t.kept.aside, 0);
+    CHECK_EQ(t.kept.held, 2);
     wait_for_trial(&t, 1.0); /* on the pick's schedule, the fastest's: the budget */
-    CHECK_EQ(trials_next(&t), 3);
+    CHECK_EQ(trials_before(&t).trial, 3);
     call(&t, 3, false, true, 1.2);
     wait_for_trial(&t, 1.0);
     CHECK_EQ(call(&t, 4, false, true, 1.09), 4); /* the last, within the band */
     CHECK_EQ(t.chosen, -1);
     CHECK_EQ(call(&t, 4, true, false, 1.09), -1); /* then settled: the pick, kept */
     CHECK_EQ(t.chosen, 2);
-    CHECK_EQ(t.held, 2);
-    CHECK(!t.replan);
+    CHECK_EQ(t.kept.held, 2);
+    CHECK(!t.kept.replan);
 
     /* confirmed faster: its schedule stays, the one set aside goes */
     trials_reset(&t, 3, false);
@@ -440,9 +441,9 @@ static void test_confirm(void)
     call(&t, 2, true, false, 1.0);
     call(&t, 1, false, true, 1.03);
     call(&t, 1, true, false, 0.95);
-    CHECK(!t.restore);
-    CHECK_EQ(t.aside, 0);
-    CHECK_EQ(t.held, 1);
+    CHECK(!t.kept.restore);
+    CHECK_EQ(t.kept.aside, 0);
+    CHECK_EQ(t.kept.held, 1);
 
     /* the pick timed on its kept schedule without the 0.2 s agreement
      * that checked it fits: the band reaches 0.2 s further */
@@ -452,14 +453,53 @@ static void test_confirm(void)
         struct trial_outcome o = outcome(2, true, false, 1.0, 1.2);
         o.check = check ? 0.2 : 0;
         trials_record(&t, &o);
-        CHECK_EQ(trials_next(&t), 1);
+        CHECK_EQ(trials_before(&t).trial, 1);
         CHECK_EQ(call(&t, 1, false, true, 1.25), check ? 1 : -1);
     }
+}
+
+/* The phase through a shape's life: off without trials; the first call,
+ * then timing, a confirmation and timing again, settled; one slow call
+ * drifted and a fast one settled again; three slow in a row start the
+ * trials over (timing, the first call's step skipped: the shape's kept
+ * schedule is there). */
+static void test_phases(void)
+{
+    struct trials t;
+    trials_reset(&t, 0, false);
+    CHECK_EQ(t.phase, TRIALS_OFF);
+    CHECK_EQ(trials_before(&t).trial, -1);
+    CHECK(!trials_record(&t, &(struct trial_outcome){.trial = 0, .label = "plan"}));
+    trials_reset(&t, 3, false);
+    CHECK_EQ(t.phase, TRIALS_FIRST);
+    CHECK_EQ(call(&t, 0, false, true, 9.0), 2);
+    CHECK_EQ(t.phase, TRIALS_TIMING);
+    CHECK_EQ(call(&t, 2, true, false, 1.0), 1);
+    CHECK_EQ(call(&t, 1, false, true, 1.03), 1); /* within the band */
+    CHECK_EQ(t.phase, TRIALS_CONFIRM);
+    CHECK_EQ(call(&t, 1, true, false, 1.05), -1); /* lost: the budget's wait */
+    CHECK_EQ(t.phase, TRIALS_TIMING);
+    wait_for_trial(&t, 1.0);
+    call(&t, 3, false, true, 1.5);
+    wait_for_trial(&t, 1.0);
+    call(&t, 4, false, true, 1.6);
+    CHECK_EQ(t.phase, TRIALS_SETTLED);
+    CHECK_EQ(t.chosen, 2);
+    CHECK_EQ(call(&t, 0, true, false, 2.0), -1); /* 1.5x and 10 ms slower */
+    CHECK_EQ(t.phase, TRIALS_DRIFTED);
+    call(&t, 0, true, false, 1.0);
+    CHECK_EQ(t.phase, TRIALS_SETTLED);
+    for (int k = 0; k < 3; k++)
+        call(&t, 0, true, false, 2.0);
+    CHECK_EQ(t.phase, TRIALS_TIMING);
+    CHECK_EQ(t.drift.restarts, 1);
+    CHECK_EQ(trials_before(&t).trial, 1); /* the default, planned */
 }
 
 int main(int argc, char **argv)
 {
     (void)argc, (void)argv;
+    test_phases();
     test_node_aggregated_choice();
     test_gathered_pick_first();
     test_kept_choice();
