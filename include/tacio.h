@@ -62,7 +62,7 @@ typedef struct tacio_file *tacio_file_t;
     X(int64_t, independent, "independent", TACIO_STAT_PLAN) /* 1: independent I/O served it */     \
     X(int64_t, pipelined, "pipelined", TACIO_STAT_PLAN)     /* 1: I/O overlapped the exchange */   \
     X(int64_t, node_aggregated, "node_aggregated", TACIO_STAT_MAX) /* 1: a host gathered first */  \
-    X(int64_t, reused, "reused", TACIO_STAT_PLAN) /* 1: a kept schedule served it */ \
+    X(int64_t, reused, "reused", TACIO_STAT_PLAN) /* 1: a kept schedule served it */               \
     X(double, view, "view", TACIO_STAT_RANK) /* set_view since the last call: decoding the type */ \
     X(double, unaccounted, "unaccounted", TACIO_STAT_RANK) /* total minus st1..st5 */              \
     X(int64_t, call_us, "call_us", TACIO_STAT_MAX) /* the slowest rank's call, microseconds */     \
@@ -120,6 +120,17 @@ TACIO_API int tacio_file_adopt_view(tacio_file_t fh, MPI_Offset disp, MPI_Dataty
  * the error is this rank's and the view stays as it was. */
 TACIO_API int tacio_file_set_view_local(tacio_file_t fh, MPI_Offset disp, MPI_Datatype etype,
                                         MPI_Datatype filetype, const char *datarep, MPI_Info info);
+/** MPI_File_set_info: the info's hints over the file's, on every rank
+ * (collective: hints that differ across ranks, or one tacio cannot take,
+ * fail on every rank and leave the file's as they were). The hints a file
+ * uses at open only (tacio_topology, tacio_ranks_per_node, tacio_wisdom)
+ * keep their values, said once on stderr, as ROMIO ignores its own
+ * open-only hints after open. */
+TACIO_API int tacio_file_set_info(tacio_file_t fh, MPI_Info info);
+/** MPI_File_get_info: a new info object holding every hint in effect on
+ * the file, each with its value (an unset one is left out), which the
+ * caller frees; set on another open it gives that file the same hints. */
+TACIO_API int tacio_file_get_info(tacio_file_t fh, MPI_Info *info_used);
 TACIO_API int tacio_file_write_all(tacio_file_t fh, const void *buf, MPI_Count count,
                                    MPI_Datatype datatype, MPI_Status *status);
 TACIO_API int tacio_file_read_all(tacio_file_t fh, void *buf, MPI_Count count,

@@ -96,27 +96,46 @@ const struct opt_def *opts_find(const struct opt_table *t, const char *key)
     return NULL;
 }
 
+/* Option d's value in obj as text, in buf; false where it is unset. */
+static bool opt_value(const struct opt_def *d, const void *obj, char *buf, size_t cap)
+{
+    const void *field = (const char *)obj + d->off;
+    switch (d->kind) {
+    case OPT_SIZE:
+        snprintf(buf, cap, "%lld", (long long)*(const int64_t *)field);
+        return *(const int64_t *)field >= d->min;
+    case OPT_DOUBLE:
+        snprintf(buf, cap, "%.17g", *(const double *)field);
+        return *(const double *)field > 0;
+    case OPT_CHOICE:
+        snprintf(buf, cap, "%s", d->choices[*(const int *)field]);
+        return true;
+    case OPT_TEXT:
+        snprintf(buf, cap, "%s", (const char *)field);
+        return *buf != '\0';
+    }
+    return false;
+}
+
 int opts_format(const struct opt_table *t, const void *obj, char *buf, size_t cap, size_t *len)
 {
     size_t n = *len;
+    char value[1024];
     for (size_t i = 0; i < t->n && n < cap; i++) {
-        const struct opt_def *d = &t->defs[i];
-        const void *field = (const char *)obj + d->off;
-        const char *sep = n ? " " : "";
-        if (d->kind == OPT_SIZE)
-            n += (size_t)snprintf(buf + n, cap - n, "%s%s=%lld", sep, d->key,
-                                  (long long)*(const int64_t *)field);
-        else if (d->kind == OPT_DOUBLE)
-            n += (size_t)snprintf(buf + n, cap - n, "%s%s=%.17g", sep, d->key,
-                                  *(const double *)field);
-        else if (d->kind == OPT_CHOICE)
-            n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", sep, d->key,
-                                  d->choices[*(const int *)field]);
-        else
-            n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", sep, d->key, (const char *)field);
+        opt_value(&t->defs[i], obj, value, sizeof value);
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", n ? " " : "", t->defs[i].key, value);
     }
     *len = n;
     return n < cap ? 0 : tacio_fail(TACIO_EINVAL, "internal: hints longer than %zu bytes", cap);
+}
+
+void opts_each(const struct opt_table *t, const void *obj,
+               void (*fn)(void *arg, const char *key, const char *value), void *arg)
+{
+    char value[1024];
+    for (size_t i = 0; i < t->n; i++)
+        if (opt_value(&t->defs[i], obj, value, sizeof value))
+            fn(arg, t->defs[i].key, value);
 }
 
 void opts_keys(const struct opt_table *t, const char *prefix, char *buf, size_t cap)

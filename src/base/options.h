@@ -52,6 +52,12 @@ const struct opt_def *opts_find(const struct opt_table *t, const char *key);
 int opts_set(const struct opt_def *d, void *obj, const char *value);
 /* The table's options as "key=value key=value ..." appended at buf + *len. */
 int opts_format(const struct opt_table *t, const void *obj, char *buf, size_t cap, size_t *len);
+/* Each option of the table that holds a value one could set, as text:
+ * fn(arg, key, value); an unset one (a size below its minimum, a double
+ * not positive, empty text) is left out, so that the pairs set on a new
+ * object give it the same options (MPI_File_get_info's info is reused so). */
+void opts_each(const struct opt_table *t, const void *obj,
+               void (*fn)(void *arg, const char *key, const char *value), void *arg);
 /* The keys, comma-separated (for error messages). */
 void opts_keys(const struct opt_table *t, const char *prefix, char *buf, size_t cap);
 

@@ -98,14 +98,19 @@ static int open_posix(struct tacio_file *f)
     return agree(f->comm, local);
 }
 
-/* The run lengths automatic independent I/O takes as long enough, per
- * direction: the hint, else by where the file lives (rank 0's view of it,
- * for all). */
-static void set_min_piece(struct tacio_file *f, bool one_machine)
+/* Whether every rank reads one page cache: one machine, and a file system
+ * local to it (rank 0's view of the file, for all). */
+static void find_page_cache(struct tacio_file *f, bool one_machine)
 {
     int page_cache = f->rank == 0 && backend_page_cache(f->fd);
     MPI_Bcast(&page_cache, 1, MPI_INT, 0, f->comm);
     f->page_cache = page_cache && one_machine;
+}
+
+/* The run lengths automatic independent I/O takes as long enough, per
+ * direction: the hint, else by where the file lives. */
+static void set_min_piece(struct tacio_file *f)
+{
     for (int w = 0; w < 2; w++) {
         int64_t cached = w ? PAGE_CACHE_MIN_WRITE : PAGE_CACHE_MIN_READ;
         f->min_piece[w] = f->hints.ind_min_piece;
@@ -188,6 +193,15 @@ static void default_aggregators(struct tacio_file *f)
         snprintf(list, sizeof f->hints.core.cb_config_list, "*:*");
 }
 
+/* What the file takes from its hints beyond their values, at open and
+ * whenever an info changes them (set_view, set_info). */
+static void derive_from_hints(struct tacio_file *f)
+{
+    set_min_piece(f);
+    default_aggregators(f);
+    f->recv_typed_piece = recv_typed_piece(&f->hints);
+}
+
 /* Everything after the hints: the hosts, the host's communicator, the file,
  * the default view. */
 static int open_rest(struct tacio_file *f)
@@ -200,11 +214,10 @@ static int open_rest(struct tacio_file *f)
     bool one_machine = !rc && hosts_one_machine(f->comm);
     if (!rc)
         rc = open_posix(f);
-    if (!rc)
-        set_min_piece(f, one_machine);
-    if (!rc)
-        default_aggregators(f);
-    f->recv_typed_piece = recv_typed_piece(&f->hints);
+    if (!rc) {
+        find_page_cache(f, one_machine);
+        derive_from_hints(f);
+    }
     if (!rc)
         rc = agree(f->comm, view_install(f, 0, MPI_BYTE, MPI_BYTE));
     return rc;
@@ -282,6 +295,24 @@ int tacio_file_close(tacio_file_t *fh)
     return api_result(rc);
 }
 
+/* The hints an info gives the file, in *h (the file's own where it sets
+ * none), and their digest: the file's own when the info changes nothing,
+ * which a loop setting a view per call with MPI_INFO_NULL does. */
+static int info_hints(const struct tacio_file *f, MPI_Info info, struct exec_hints *h,
+                      uint64_t *digest)
+{
+    *digest = f->digest;
+    if (info == MPI_INFO_NULL)
+        return 0;
+    int rc = hints_from(&f->hints, info, h);
+    if (rc)
+        return rc;
+    hints_keep_open_only(&f->hints, h);
+    if (memcmp(h, &f->hints, sizeof *h))
+        *digest = hints_digest(h);
+    return 0;
+}
+
 /* The view's checks that need no other rank: its displacement (an
  * absolute offset in the file, so never negative: ROMIO refuses one too),
  * its data representation and its info's hints (*h, and their digest: the
@@ -297,9 +328,7 @@ static int view_checked(struct tacio_file *f, MPI_Offset disp, MPI_Datatype etyp
                           (long long)disp);
     if (datarep && strcmp(datarep, "native"))
         return tacio_fail(TACIO_EDATAREP, "datarep '%s': tacio supports \"native\" only", datarep);
-    int rc = info == MPI_INFO_NULL ? 0 : hints_from(&f->hints, info, h);
-    if (!rc && info != MPI_INFO_NULL && memcmp(h, &f->hints, sizeof *h))
-        *digest = hints_digest(h);
+    int rc = info_hints(f, info, h, digest);
     return rc ? rc : view_install(f, disp, etype, filetype);
 }
 
@@ -320,7 +349,39 @@ static void take_hints(struct tacio_file *f, MPI_Info info, const struct exec_hi
     if (info != MPI_INFO_NULL && digest != f->digest) {
         f->hints = *h;
         f->digest = digest;
+        derive_from_hints(f);
     }
+}
+
+int tacio_file_set_info(tacio_file_t f, MPI_Info info)
+{
+    if (!f)
+        return MPI_ERR_FILE;
+    struct exec_hints h FILLED_BEFORE_READ; /* 1.3 KB, read only where info set it */
+    uint64_t digest;
+    int local = info_hints(f, info, &h, &digest);
+    int rc = agree_hints(f->comm, digest, local);
+    if (!rc && info != MPI_INFO_NULL) {
+        say_ignored(f, &h);
+        take_hints(f, info, &h, digest);
+    }
+    return api_result(rc);
+}
+
+/* One hint in effect, into the info being built (exec_hints_each). */
+static void info_put(void *info, const char *key, const char *value)
+{
+    MPI_Info_set(*(MPI_Info *)info, key, value);
+}
+
+int tacio_file_get_info(tacio_file_t f, MPI_Info *info_used)
+{
+    if (!f || !info_used)
+        return f ? MPI_ERR_ARG : MPI_ERR_FILE;
+    if (MPI_Info_create(info_used) != MPI_SUCCESS)
+        return api_result(tacio_fail(TACIO_ENOMEM, "cannot create an info object"));
+    exec_hints_each(&f->hints, info_put, info_used);
+    return MPI_SUCCESS;
 }
 
 int tacio_file_set_view(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,

@@ -231,6 +231,31 @@ int hints_text(const struct exec_hints *h, char *buf, size_t cap)
     return rc ? rc : opts_format(&table, h, buf, cap, &len);
 }
 
+void exec_hints_each(const struct exec_hints *h,
+                     void (*fn)(void *arg, const char *key, const char *value), void *arg)
+{
+    hints_each(&h->core, fn, arg);
+    opts_each(&table, h, fn, arg);
+}
+
+/* One open-only hint: back to open's value, said where it changed. */
+static void keep_one(struct exec_hints *h, const char *key, bool changed)
+{
+    if (changed)
+        snprintf(h->ignored, sizeof h->ignored,
+                 "%s is read when the file opens only: a new value is ignored after open", key);
+}
+
+void hints_keep_open_only(const struct exec_hints *open, struct exec_hints *h)
+{
+    keep_one(h, "tacio_topology", strcmp(open->topology, h->topology));
+    keep_one(h, "tacio_ranks_per_node", open->ranks_per_node != h->ranks_per_node);
+    keep_one(h, "tacio_wisdom", strcmp(open->wisdom, h->wisdom));
+    memcpy(h->topology, open->topology, sizeof h->topology);
+    h->ranks_per_node = open->ranks_per_node;
+    memcpy(h->wisdom, open->wisdom, sizeof h->wisdom);
+}
+
 uint64_t hints_digest(const struct exec_hints *h)
 {
     char buf[4096];

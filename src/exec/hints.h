@@ -50,6 +50,15 @@ struct exec_hints {
  * cb_buffer_size above 1 GiB clamped (out->ignored says which); a tacio_
  * one fails. */
 int hints_from(const struct exec_hints *base, MPI_Info info, struct exec_hints *out);
+/* Each hint of h that holds a value, the planner's then the engine's, as
+ * text: fn(arg, key, value) (MPI_File_get_info). */
+void exec_hints_each(const struct exec_hints *h,
+                     void (*fn)(void *arg, const char *key, const char *value), void *arg);
+/* h, the hints an info gave a file open with `open` (set_view, set_info):
+ * those the file used at open only (its hosts, network and wisdom file)
+ * keep open's values, and h->ignored says so where the info changed one,
+ * as ROMIO ignores its open-only hints after open. */
+void hints_keep_open_only(const struct exec_hints *open, struct exec_hints *h);
 /* A digest of every hint's value: what ranks compare. */
 uint64_t hints_digest(const struct exec_hints *h);
 /* Every hint as "key=value key=value ..." (TACIO_PRINT_HINTS). */

@@ -239,3 +239,9 @@ int hints_format(const struct tacio_hints *h, char *buf, size_t cap, size_t *len
 {
     return opts_format(&table, h, buf, cap, len);
 }
+
+void hints_each(const struct tacio_hints *h,
+                void (*fn)(void *arg, const char *key, const char *value), void *arg)
+{
+    opts_each(&table, h, fn, arg);
+}

@@ -241,6 +241,9 @@ void hints_keys(const char *prefix, char *buf, size_t cap);
 /* Every hint of the table as "key=value key=value ...", appended at buf +
  * *len: what ranks must agree on, and what TACIO_PRINT_HINTS shows. */
 int hints_format(const struct tacio_hints *h, char *buf, size_t cap, size_t *len);
+/* Each hint of h that holds a value, as text (opts_each). */
+void hints_each(const struct tacio_hints *h,
+                void (*fn)(void *arg, const char *key, const char *value), void *arg);
 
 /* partitions */
 int partition_fixed(const struct plan_ctx *ctx, struct partition *out);

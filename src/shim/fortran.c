@@ -6,8 +6,8 @@
  * are defined: handles are converted and the call goes to the shim's C
  * wrapper, which serves it or passes it through as for a C program.
  * MPICH's mpif.h and `use mpi` bindings call the C MPI_ names, so they need
- * nothing. Its `use mpi_f08` ones open, close and set views through PMPI_,
- * so those three are defined here; its data calls (the *_f08ts_ names) are
+ * nothing. Its `use mpi_f08` ones open, close, set views and set and get
+ * info through PMPI_, so those five are defined here; its data calls (the *_f08ts_ names) are
  * left to MPICH: they take the compiler's own array descriptor (gfortran's,
  * not the standard CFI_cdesc_t), turn it into a CFI descriptor, give a
  * non-contiguous section a datatype, and call the C MPI_File_* names,
@@ -78,6 +78,20 @@ static void f_set_view(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint
     set_ierr(ierr, rc);
 }
 
+static void f_set_info(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierr)
+{
+    set_ierr(ierr, MPI_File_set_info(MPI_File_f2c(*fh), MPI_Info_f2c(*info)));
+}
+
+static void f_get_info(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierr)
+{
+    MPI_Info used = MPI_INFO_NULL;
+    int rc = MPI_File_get_info(MPI_File_f2c(*fh), &used);
+    if (rc == MPI_SUCCESS)
+        *info_used = MPI_Info_c2f(used);
+    set_ierr(ierr, rc);
+}
+
 #ifdef OPEN_MPI
 /* A collective at the individual pointer (at NULL) or at *at; the status
  * comes back as C's (the caller converts it, or passes NULL to ignore). */
@@ -114,6 +128,10 @@ MANGLED(mpi_file_open, MPI_FILE_OPEN, f_open);
 MANGLED(mpi_file_close, MPI_FILE_CLOSE, f_close);
 
 MANGLED(mpi_file_set_view, MPI_FILE_SET_VIEW, f_set_view);
+
+MANGLED(mpi_file_set_info, MPI_FILE_SET_INFO, f_set_info);
+
+MANGLED(mpi_file_get_info, MPI_FILE_GET_INFO, f_get_info);
 
 static int f_collective(MPI_Fint *fh, const MPI_Offset *at, void *buf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *status, int write)
@@ -160,4 +178,6 @@ MANGLED(mpi_file_read_at_all, MPI_FILE_READ_AT_ALL, f_read_at_all);
 F08(mpi_file_open_f08_, f_open);
 F08(mpi_file_close_f08_, f_close);
 F08(mpi_file_set_view_f08_, f_set_view);
+F08(mpi_file_set_info_f08_, f_set_info);
+F08(mpi_file_get_info_f08_, f_get_info);
 #endif

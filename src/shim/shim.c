@@ -386,6 +386,58 @@ TACIO_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype
     return shim_set_view(fh, disp, etype, filetype, datarep, info, false);
 }
 
+/* Hints set after open: tacio takes them first (hints that differ across
+ * ranks, or a tacio_ hint it cannot take, fail on every rank and reach
+ * the library not at all), then the library, which serves what tacio
+ * leaves to it. */
+TACIO_API int MPI_File_set_info(MPI_File fh, MPI_Info info)
+{
+    struct shimfile *s = shim_disabled() ? NULL : shim_lookup(fh);
+    int rc = MPI_SUCCESS;
+    if (s) {
+        shim_depth++;
+        rc = tacio_file_set_info(s->tf, info);
+        shim_depth--;
+    }
+    return rc != MPI_SUCCESS ? rc : PMPI_File_set_info(fh, info);
+}
+
+/* Copies every key of from into to, over to's own. */
+static void info_merge(MPI_Info to, MPI_Info from)
+{
+    int n = 0;
+    MPI_Info_get_nkeys(from, &n);
+    for (int i = 0; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        MPI_Info_get_nthkey(from, i, key);
+        MPI_Info_get(from, key, MPI_MAX_INFO_VAL, value, &flag);
+        if (flag)
+            MPI_Info_set(to, key, value);
+    }
+}
+
+/* The hints in effect: the library's info (its own keys, and those of
+ * the layers above it, which it keeps), with tacio's values over it for
+ * every hint tacio serves, which are what the collectives use. */
+TACIO_API int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
+{
+    int rc = PMPI_File_get_info(fh, info_used);
+    struct shimfile *s = shim_disabled() ? NULL : shim_lookup(fh);
+    if (rc != MPI_SUCCESS || !s)
+        return rc;
+    MPI_Info ours = MPI_INFO_NULL;
+    shim_depth++;
+    rc = tacio_file_get_info(s->tf, &ours);
+    shim_depth--;
+    if (rc == MPI_SUCCESS) {
+        info_merge(*info_used, ours);
+        MPI_Info_free(&ours);
+    } else
+        MPI_Info_free(info_used);
+    return rc;
+}
+
 /* A collective through tacio, at `at` or at the individual pointer (MPI's,
  * or tacio's while the view is deferred), which then moves past the bytes
  * transferred (a read stops at the end of the file, and so does the

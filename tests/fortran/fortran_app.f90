@@ -2,7 +2,8 @@
 ! block of an N x N integer array through a subarray view with
 ! MPI_File_write_all, reads it back with MPI_File_read_all; writes and reads
 ! buffers that are not contiguous (a strided section, a 2-D section, an
-! assumed-shape dummy) at explicit offsets; and checks the
+! assumed-shape dummy) at explicit offsets; sets a hint after open and
+! reads it back (MPI_File_set_info, get_info); and checks the
 ! file with plain Fortran stream reads. `use mpi` here; fortran_app_f08.f90
 ! is the same with `use mpi_f08`.
 ! usage: fortran_app FILE; prints "fortran: N passed, M failed"
@@ -19,6 +20,10 @@ program fortran_app
     integer :: strided(2 * m), rb(2 * m), g(4, 6), h(4, 6), k, r
     integer, allocatable :: tails(:)
     character(len=256) :: path
+    integer :: info, used
+    character(len=64) :: value
+    character(len=1024) :: preload
+    logical :: flag
 
     call MPI_Init(ierr)
     call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -47,6 +52,19 @@ program fortran_app
     call MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR + MPI_MODE_CREATE, MPI_INFO_NULL, &
                        fh, ierr)
     call expect(ierr == MPI_SUCCESS, 'open')
+    ! hints set after open, read back: under the shim, tacio's values
+    call MPI_Info_create(info, ierr)
+    call MPI_Info_set(info, 'cb_buffer_size', '131072', ierr)
+    call MPI_File_set_info(fh, info, ierr)
+    call expect(ierr == MPI_SUCCESS, 'set_info')
+    call MPI_Info_free(info, ierr)
+    call MPI_File_get_info(fh, used, ierr)
+    call expect(ierr == MPI_SUCCESS, 'get_info')
+    call MPI_Info_get(used, 'cb_buffer_size', 64, value, flag, ierr)
+    call get_environment_variable('LD_PRELOAD', preload)
+    if (index(preload, 'tacio') > 0) &
+        call expect(flag .and. value == '131072', 'get_info returns set_info''s cb_buffer_size')
+    call MPI_Info_free(used, ierr)
     disp = 0
     call MPI_File_set_view(fh, disp, MPI_INTEGER, filetype, 'native', MPI_INFO_NULL, ierr)
     call expect(ierr == MPI_SUCCESS, 'set_view')

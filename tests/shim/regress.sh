@@ -36,6 +36,6 @@ prefix=()
 [ "$kind" = mpich ] && prefix=(prefix) # ROMIO's file system prefixes: OMPIO has none
 run "" romio "${baseline[@]}" "${prefix[@]}"
 for s in "$@"; do
-    run "$shim" "$s" tile status eof hints split badview excl romiohints "${prefix[@]}"
+    run "$shim" "$s" tile status eof hints split badview excl romiohints info "${prefix[@]}"
 done
 report

@@ -17,7 +17,13 @@
  *            OMPIO does not);
  *   romiohints  what ROMIO lets pass: a ROMIO_HINTS file that cannot be
  *            read, one with malformed lines, ROMIO hints whose values do
- *            not parse.
+ *            not parse;
+ *   info     (under the shim) hints set after open with MPI_File_set_info
+ *            and read back with MPI_File_get_info: tacio's values, which
+ *            the next collective uses (TACIO_STATS); hints that differ
+ *            across ranks, or a tacio_ value that does not parse, fail on
+ *            every rank and change nothing; an open-only hint keeps its
+ *            value; get_info's info opens a second file with the same.
  * Every file is checked with POSIX reads against its closed form. The MPIs'
  * own MPI-IO fail some of these (ROMIO writes the tile case to the wrong
  * offsets; ROMIO and OMPIO report a read past the end as whole), so the
@@ -391,6 +397,138 @@ static void case_romiohints(const char *dir, MPI_Comm comm)
     MPI_Info_free(&info);
 }
 
+/* The value of key in the file's info ("" when it has none). */
+static void info_value(MPI_File fh, const char *key, char *out, int cap)
+{
+    MPI_Info used;
+    int flag = 0;
+    out[0] = '\0';
+    if (MPI_File_get_info(fh, &used) != MPI_SUCCESS)
+        return;
+    MPI_Info_get(used, key, cap - 1, out, &flag);
+    if (!flag)
+        out[0] = '\0';
+    MPI_Info_free(&used);
+}
+
+static int value_is(MPI_File fh, const char *key, const char *want)
+{
+    char got[MPI_MAX_INFO_VAL + 1];
+    info_value(fh, key, got, sizeof got);
+    if (strcmp(got, want))
+        fprintf(stderr, "[rank %d] info %s=%s, expected %s\n", rank, key, got, want);
+    return !strcmp(got, want);
+}
+
+/* One set_info of key=value (this rank's): its result. */
+static int set_one_info(MPI_File fh, const char *key, const char *value)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, key, value);
+    int rc = MPI_File_set_info(fh, info);
+    MPI_Info_free(&info);
+    return rc;
+}
+
+/* Whether the last line of TACIO_STATS (rank 0 appends one a call) names
+ * strategy as the one that planned the call. */
+static int last_planned(const char *strategy)
+{
+    const char *path = getenv("TACIO_STATS");
+    char line[4096], last[4096] = "", want[64];
+    FILE *f = path ? fopen(path, "r") : NULL;
+    while (f && fgets(line, sizeof line, f))
+        memcpy(last, line, sizeof last);
+    if (f)
+        fclose(f);
+    snprintf(want, sizeof want, "\"planned\":\"%s\"", strategy);
+    return strstr(last, want) != NULL;
+}
+
+/* Whether two files' infos hold the same value for every key of a's. */
+static int same_info(MPI_File a, MPI_File b)
+{
+    MPI_Info ia, ib;
+    int n = 0, same = 1;
+    MPI_File_get_info(a, &ia);
+    MPI_File_get_info(b, &ib);
+    MPI_Info_get_nkeys(ia, &n);
+    for (int i = 0; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], va[MPI_MAX_INFO_VAL + 1], vb[MPI_MAX_INFO_VAL + 1];
+        int fa = 0, fb = 0;
+        MPI_Info_get_nthkey(ia, i, key);
+        MPI_Info_get(ia, key, MPI_MAX_INFO_VAL, va, &fa);
+        MPI_Info_get(ib, key, MPI_MAX_INFO_VAL, vb, &fb);
+        if (strncmp(key, "filename", 8) && (!fb || strcmp(va, vb))) {
+            fprintf(stderr, "[rank %d] %s: %s against %s\n", rank, key, va, fb ? vb : "none");
+            same = 0;
+        }
+    }
+    MPI_Info_free(&ia);
+    MPI_Info_free(&ib);
+    return same;
+}
+
+static void case_info(const char *dir, MPI_Comm comm)
+{
+    char path[512], second[512];
+    path_of(path, sizeof path, dir, "info0");
+    path_of(second, sizeof second, dir, "info1");
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cb_buffer_size", "65536");
+    MPI_Info_set(info, "tacio_pipeline", "disable");
+    MPI_Info_set(info, "romio_cb_write", "enable"); /* planned, not independent */
+    MPI_File fh = open_file(comm, path, info);
+    MPI_Info_free(&info);
+    if (fh == MPI_FILE_NULL)
+        return;
+    check(value_is(fh, "cb_buffer_size", "65536") && value_is(fh, "tacio_pipeline", "disable"),
+          "info: the open's hints read back");
+    int rc = set_one_info(fh, "tacio_strategy", "tatp");
+    rc = rc ? rc : set_one_info(fh, "cb_buffer_size", "131072");
+    check(rc == MPI_SUCCESS, "info: set_info failed: error %d", rc);
+    check(value_is(fh, "tacio_strategy", "tatp") && value_is(fh, "cb_buffer_size", "131072"),
+          "info: set_info's hints read back");
+    int v[64];
+    for (int k = 0; k < 64; k++)
+        v[k] = rank * 64 + k + 7;
+    MPI_Offset at = (MPI_Offset)rank * (MPI_Offset)sizeof v;
+    rc = MPI_File_write_at_all(fh, at, v, 64, MPI_INT, MPI_STATUS_IGNORE);
+    check(rc == MPI_SUCCESS, "info: write_at_all after set_info: error %d", rc);
+    if (rank == 0)
+        check(last_planned("tatp"), "info: the call after set_info was not planned by tatp");
+    /* hints that differ across ranks (nprocs > 1), and a tacio_ value
+     * that does not parse: refused on every rank, nothing changed */
+    if (nprocs > 1) {
+        rc = set_one_info(fh, "cb_buffer_size", rank ? "262144" : "524288");
+        check(rc != MPI_SUCCESS, "info: hints that differ across ranks were taken");
+    }
+    rc = set_one_info(fh, "tacio_pipeline", "maybe");
+    check(rc != MPI_SUCCESS, "info: tacio_pipeline=maybe was taken");
+    check(value_is(fh, "cb_buffer_size", "131072") && value_is(fh, "tacio_pipeline", "disable"),
+          "info: a refused set_info changed the hints");
+    /* the hosts are found at open: a new tacio_ranks_per_node is ignored */
+    char before[MPI_MAX_INFO_VAL + 1];
+    info_value(fh, "tacio_ranks_per_node", before, sizeof before);
+    rc = set_one_info(fh, "tacio_ranks_per_node", "1");
+    check(rc == MPI_SUCCESS && value_is(fh, "tacio_ranks_per_node", before),
+          "info: an open-only hint changed after open");
+    MPI_Info used;
+    MPI_File_get_info(fh, &used);
+    MPI_File fh2 = open_file(comm, second, used);
+    MPI_Info_free(&used);
+    if (fh2 != MPI_FILE_NULL) {
+        check(same_info(fh, fh2), "info: get_info's info gave another file other hints");
+        MPI_File_close(&fh2);
+    }
+    MPI_File_close(&fh);
+    MPI_Barrier(comm);
+    for (long k = rank; k < 64L * nprocs; k += 13)
+        check(posix_int_at(path, k) == (int)(k + 7), "info: file int %ld", k);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -400,7 +538,8 @@ int main(int argc, char **argv)
     if (rank == 0) { /* MPI_MODE_CREATE does not truncate: start from nothing */
         const char *names[] = {"tile",   "status", "hints0",      "hints1",      "hints2",
                                "hints3", "hints4", "split0",      "split1",      "badview",
-                               "excl",   "prefix", "romiohints0", "romiohints1", "romiohints2"};
+                               "excl",   "prefix", "romiohints0", "romiohints1", "romiohints2",
+                               "info0",  "info1"};
         for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
             char path[512];
             path_of(path, sizeof path, dir, names[i]);
@@ -427,6 +566,8 @@ int main(int argc, char **argv)
             case_prefix(dir, MPI_COMM_WORLD, MPI_INFO_NULL);
         else if (!strcmp(argv[i], "romiohints"))
             case_romiohints(dir, MPI_COMM_WORLD);
+        else if (!strcmp(argv[i], "info"))
+            case_info(dir, MPI_COMM_WORLD);
         else
             check(0, "unknown case '%s'", argv[i]);
     }
