@@ -121,16 +121,23 @@ TACIO_API int tacio_file_adopt_view(tacio_file_t fh, MPI_Offset disp, MPI_Dataty
 TACIO_API int tacio_file_set_view_local(tacio_file_t fh, MPI_Offset disp, MPI_Datatype etype,
                                         MPI_Datatype filetype, const char *datarep, MPI_Info info);
 /** MPI_File_set_info: the info's hints over the file's, on every rank
- * (collective: hints that differ across ranks, or one tacio cannot take,
- * fail on every rank and leave the file's as they were). The hints a file
- * uses at open only (tacio_topology, tacio_ranks_per_node, tacio_wisdom)
- * keep their values, said once on stderr, as ROMIO ignores its own
- * open-only hints after open. */
+ * (collective: hints that differ across ranks, or a tacio_ hint whose
+ * value does not parse, fail on every rank and leave the file's as they
+ * were; a ROMIO hint whose value does not parse is ignored, as at open).
+ * The hints a file uses at open only (tacio_topology,
+ * tacio_ranks_per_node, tacio_mem_per_node, tacio_wisdom) keep their
+ * values, said on stderr, as ROMIO ignores its own open-only hints after
+ * open. */
 TACIO_API int tacio_file_set_info(tacio_file_t fh, MPI_Info info);
-/** MPI_File_get_info: a new info object holding every hint in effect on
- * the file, each with its value (an unset one is left out), which the
- * caller frees; set on another open it gives that file the same hints. */
+/** MPI_File_get_info: a new info object, which the caller frees, holding
+ * every hint the file was given or set, each with its value (one left
+ * unset, or set by tacio for the machine, such as the default
+ * aggregators, is left out, and so is a value longer than the MPI's
+ * MPI_MAX_INFO_VAL), so that on another open it gives the same hints. */
 TACIO_API int tacio_file_get_info(tacio_file_t fh, MPI_Info *info_used);
+/** 1 when tacio serves the hint key (its own, and the ROMIO hints it
+ * interprets), 0 for one it leaves to the MPI library. */
+TACIO_API int tacio_hints_served(const char *key);
 TACIO_API int tacio_file_write_all(tacio_file_t fh, const void *buf, MPI_Count count,
                                    MPI_Datatype datatype, MPI_Status *status);
 TACIO_API int tacio_file_read_all(tacio_file_t fh, void *buf, MPI_Count count,

@@ -12,7 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -140,13 +140,20 @@ static int64_t recv_typed_piece(const struct exec_hints *h)
     return h->recv_datatype == OPT_AUTOMATIC && mpi_unpacks_fast() ? RECV_TYPED_PIECE : -1;
 }
 
-/* A ROMIO hint tacio could not take as given (hints.h, ignored): said on
- * stderr by rank 0, once a process, as a program may open many files with
- * the same info. */
+/* A hint tacio could not take as given (hints.h, ignored): said on stderr
+ * by rank 0, each different message once a process, as a program may open
+ * many files, or set many views, with the same info. */
 static void say_ignored(const struct tacio_file *f, const struct exec_hints *h)
 {
-    static atomic_bool said;
-    if (f->rank == 0 && h->ignored[0] && !atomic_exchange(&said, true))
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static char said[sizeof h->ignored];
+    if (f->rank != 0 || !h->ignored[0])
+        return;
+    pthread_mutex_lock(&lock);
+    bool again = !strcmp(said, h->ignored);
+    snprintf(said, sizeof said, "%s", h->ignored);
+    pthread_mutex_unlock(&lock);
+    if (!again)
         fprintf(stderr, "tacio: hint %s\n", h->ignored);
 }
 
@@ -186,11 +193,14 @@ static void print_hints(const struct tacio_file *f)
  * ranks on one host, 0.54-0.99x MPICH 5's ROMIO with one aggregator and
  * 2.3-5.3x with every rank; on Open MPI 4.1.4 every rank was 1.1-1.5x one.
  * Virtual hosts (tacio_ranks_per_node) keep ROMIO's one each. */
+#define DERIVED_AGGREGATORS "*:*"
 static void default_aggregators(struct tacio_file *f)
 {
     char *list = f->hints.core.cb_config_list;
-    if (!list[0] && f->page_cache && f->topo->nused_hosts == 1)
-        snprintf(list, sizeof f->hints.core.cb_config_list, "*:*");
+    if (list[0] || !f->page_cache || f->topo->nused_hosts != 1)
+        return;
+    snprintf(list, sizeof f->hints.core.cb_config_list, DERIVED_AGGREGATORS);
+    f->aggregators_derived = true;
 }
 
 /* What the file takes from its hints beyond their values, at open and
@@ -218,6 +228,7 @@ static int open_rest(struct tacio_file *f)
         find_page_cache(f, one_machine);
         derive_from_hints(f);
     }
+    f->digest = hints_digest(&f->hints); /* with what derive_from_hints set */
     if (!rc)
         rc = agree(f->comm, view_install(f, 0, MPI_BYTE, MPI_BYTE));
     return rc;
@@ -348,8 +359,8 @@ static void take_hints(struct tacio_file *f, MPI_Info info, const struct exec_hi
 {
     if (info != MPI_INFO_NULL && digest != f->digest) {
         f->hints = *h;
-        f->digest = digest;
         derive_from_hints(f);
+        f->digest = hints_digest(&f->hints); /* digest's, and what derivation set */
     }
 }
 
@@ -368,20 +379,40 @@ int tacio_file_set_info(tacio_file_t f, MPI_Info info)
     return api_result(rc);
 }
 
-/* One hint in effect, into the info being built (exec_hints_each). */
-static void info_put(void *info, const char *key, const char *value)
+/* The info get_info builds, and the file whose hints go in it. */
+struct info_out {
+    MPI_Info info;
+    const struct tacio_file *f;
+};
+
+/* One hint in effect, into the info being built (exec_hints_each): not
+ * the aggregators tacio chose for the machine (default_aggregators),
+ * which another file, elsewhere, must choose for itself; nor a value the
+ * MPI's info cannot hold (MPI_Info_set refuses it). */
+static void info_put(void *arg, const char *key, const char *value)
 {
-    MPI_Info_set(*(MPI_Info *)info, key, value);
+    struct info_out *out = arg;
+    if (!strcmp(key, "cb_config_list") && out->f->aggregators_derived &&
+        !strcmp(value, DERIVED_AGGREGATORS))
+        return;
+    MPI_Info_set(out->info, key, value);
 }
 
 int tacio_file_get_info(tacio_file_t f, MPI_Info *info_used)
 {
     if (!f || !info_used)
         return f ? MPI_ERR_ARG : MPI_ERR_FILE;
-    if (MPI_Info_create(info_used) != MPI_SUCCESS)
+    struct info_out out = {MPI_INFO_NULL, f};
+    if (MPI_Info_create(&out.info) != MPI_SUCCESS)
         return api_result(tacio_fail(TACIO_ENOMEM, "cannot create an info object"));
-    exec_hints_each(&f->hints, info_put, info_used);
+    exec_hints_each(&f->hints, info_put, &out);
+    *info_used = out.info;
     return MPI_SUCCESS;
+}
+
+int tacio_hints_served(const char *key)
+{
+    return key && hints_served(key);
 }
 
 int tacio_file_set_view(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,

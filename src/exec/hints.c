@@ -238,21 +238,31 @@ void exec_hints_each(const struct exec_hints *h,
     opts_each(&table, h, fn, arg);
 }
 
-/* One open-only hint: back to open's value, said where it changed. */
+bool hints_served(const char *key)
+{
+    return opts_find(&table, key) || hints_find(key);
+}
+
+/* One open-only hint: back to open's value, said where it changed (after
+ * what h->ignored says already). */
 static void keep_one(struct exec_hints *h, const char *key, bool changed)
 {
+    size_t n = strlen(h->ignored);
     if (changed)
-        snprintf(h->ignored, sizeof h->ignored,
-                 "%s is read when the file opens only: a new value is ignored after open", key);
+        snprintf(h->ignored + n, sizeof h->ignored - n,
+                 "%s%s is read when the file opens only: a new value is ignored", n ? "; " : "",
+                 key);
 }
 
 void hints_keep_open_only(const struct exec_hints *open, struct exec_hints *h)
 {
     keep_one(h, "tacio_topology", strcmp(open->topology, h->topology));
     keep_one(h, "tacio_ranks_per_node", open->ranks_per_node != h->ranks_per_node);
+    keep_one(h, "tacio_mem_per_node", open->mem_per_node != h->mem_per_node);
     keep_one(h, "tacio_wisdom", strcmp(open->wisdom, h->wisdom));
     memcpy(h->topology, open->topology, sizeof h->topology);
     h->ranks_per_node = open->ranks_per_node;
+    h->mem_per_node = open->mem_per_node;
     memcpy(h->wisdom, open->wisdom, sizeof h->wisdom);
 }
 

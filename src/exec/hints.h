@@ -38,7 +38,7 @@ struct exec_hints {
     /* what was made of the last ROMIO hint whose value tacio could not
      * take as given, in words (ignored, as ROMIO ignores it, or clamped);
      * "": none; not a hint itself */
-    char ignored[200];
+    char ignored[512];
 };
 
 /* Lowest to highest precedence: the defaults, the hints files (ROMIO's,
@@ -54,8 +54,12 @@ int hints_from(const struct exec_hints *base, MPI_Info info, struct exec_hints *
  * text: fn(arg, key, value) (MPI_File_get_info). */
 void exec_hints_each(const struct exec_hints *h,
                      void (*fn)(void *arg, const char *key, const char *value), void *arg);
+/* Whether tacio serves the hint key: its own, and ROMIO's that it
+ * interprets (not those it leaves to the MPI library). */
+bool hints_served(const char *key);
 /* h, the hints an info gave a file open with `open` (set_view, set_info):
- * those the file used at open only (its hosts, network and wisdom file)
+ * those the file used at open only (its hosts, network, memory cap and
+ * wisdom file)
  * keep open's values, and h->ignored says so where the info changed one,
  * as ROMIO ignores its open-only hints after open. */
 void hints_keep_open_only(const struct exec_hints *open, struct exec_hints *h);

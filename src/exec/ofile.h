@@ -50,7 +50,10 @@ struct tacio_file {
      * through a datatype when they average this many bytes; -1: never
      * (tacio_recv_datatype: enable 0, disable -1, automatic by the MPI) */
     int64_t recv_typed_piece;
-    bool page_cache;         /* one machine, a local file system: every rank reads one page cache */
+    bool page_cache; /* one machine, a local file system: every rank reads one page cache */
+    /* cb_config_list is tacio's choice for the machine, not a hint given
+     * (api.c, default_aggregators): get_info leaves it out */
+    bool aggregators_derived;
     struct tacio_topo *topo; /* ranks placed on their (virtual) hosts */
     struct fview view;
     double view_seconds; /* the views set since the last collective took (stats) */

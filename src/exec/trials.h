@@ -5,7 +5,8 @@
  * rank steps the same state from values the ranks agreed on (the kept
  * schedule's fit, the call's success, the slowest rank's time, which the
  * call's last agreement carries), so every rank runs the same candidate on
- * the same call. A shape that changes, or a call that fails, starts over.
+ * the same call. Each kept shape has its own (kept.h): a shape new to the
+ * file starts its own, and a call that fails starts every shape's over.
  * A shape whose choice a wisdom file remembered (learned.h) is settled on
  * its first call, without trials.
  *

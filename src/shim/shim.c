@@ -386,22 +386,6 @@ TACIO_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype
     return shim_set_view(fh, disp, etype, filetype, datarep, info, false);
 }
 
-/* Hints set after open: tacio takes them first (hints that differ across
- * ranks, or a tacio_ hint it cannot take, fail on every rank and reach
- * the library not at all), then the library, which serves what tacio
- * leaves to it. */
-TACIO_API int MPI_File_set_info(MPI_File fh, MPI_Info info)
-{
-    struct shimfile *s = shim_disabled() ? NULL : shim_lookup(fh);
-    int rc = MPI_SUCCESS;
-    if (s) {
-        shim_depth++;
-        rc = tacio_file_set_info(s->tf, info);
-        shim_depth--;
-    }
-    return rc != MPI_SUCCESS ? rc : PMPI_File_set_info(fh, info);
-}
-
 /* Copies every key of from into to, over to's own. */
 static void info_merge(MPI_Info to, MPI_Info from)
 {
@@ -417,9 +401,47 @@ static void info_merge(MPI_Info to, MPI_Info from)
     }
 }
 
+/* Hints set after open: tacio takes them first (hints that differ across
+ * ranks, or a tacio_ hint it cannot take, fail on every rank and reach
+ * the library not at all), then the library, which serves what tacio
+ * leaves to it. A view kept from the library (deferred) takes them too,
+ * for the library gets that view's info when it gets the view, which
+ * must not undo them. */
+TACIO_API int MPI_File_set_info(MPI_File fh, MPI_Info info)
+{
+    struct shimfile *s = shim_disabled() ? NULL : shim_lookup(fh);
+    int rc = MPI_SUCCESS;
+    if (s) {
+        shim_depth++;
+        rc = tacio_file_set_info(s->tf, info);
+        shim_depth--;
+    }
+    if (rc == MPI_SUCCESS && s && s->deferred && info != MPI_INFO_NULL) {
+        if (s->view.info == MPI_INFO_NULL)
+            MPI_Info_dup(info, &s->view.info);
+        else
+            info_merge(s->view.info, info);
+    }
+    return rc != MPI_SUCCESS ? rc : PMPI_File_set_info(fh, info);
+}
+
+/* The library's keys for hints tacio serves taken out of info: tacio's
+ * values, not the library's, are those in effect. */
+static void drop_served(MPI_Info info)
+{
+    int n = 0;
+    MPI_Info_get_nkeys(info, &n);
+    for (int i = n - 1; i >= 0; i--) { /* deleting shifts the keys after i */
+        char key[MPI_MAX_INFO_KEY + 1];
+        MPI_Info_get_nthkey(info, i, key);
+        if (tacio_hints_served(key))
+            MPI_Info_delete(info, key);
+    }
+}
+
 /* The hints in effect: the library's info (its own keys, and those of
- * the layers above it, which it keeps), with tacio's values over it for
- * every hint tacio serves, which are what the collectives use. */
+ * the layers above it, which it keeps) with, for every hint tacio serves,
+ * tacio's value where it has one and none where it leaves it unset. */
 TACIO_API int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
     int rc = PMPI_File_get_info(fh, info_used);
@@ -431,6 +453,7 @@ TACIO_API int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
     rc = tacio_file_get_info(s->tf, &ours);
     shim_depth--;
     if (rc == MPI_SUCCESS) {
+        drop_served(*info_used);
         info_merge(*info_used, ours);
         MPI_Info_free(&ours);
     } else

@@ -486,6 +486,8 @@ static void case_info(const char *dir, MPI_Comm comm)
         return;
     check(value_is(fh, "cb_buffer_size", "65536") && value_is(fh, "tacio_pipeline", "disable"),
           "info: the open's hints read back");
+    /* a hint tacio serves and leaves unset is not the library's value */
+    check(value_is(fh, "cb_nodes", ""), "info: cb_nodes, unset, read back with a value");
     int rc = set_one_info(fh, "tacio_strategy", "tatp");
     rc = rc ? rc : set_one_info(fh, "cb_buffer_size", "131072");
     check(rc == MPI_SUCCESS, "info: set_info failed: error %d", rc);
@@ -515,6 +517,19 @@ static void case_info(const char *dir, MPI_Comm comm)
     rc = set_one_info(fh, "tacio_ranks_per_node", "1");
     check(rc == MPI_SUCCESS && value_is(fh, "tacio_ranks_per_node", before),
           "info: an open-only hint changed after open");
+    /* a view kept from the library (the shim defers it) with one value of
+     * a hint the library serves, then set_info with another: once the
+     * library gets the view (set_atomicity is its), the later value holds */
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_ds_write", "disable");
+    rc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", info);
+    MPI_Info_free(&info);
+    rc = rc ? rc : set_one_info(fh, "romio_ds_write", "enable");
+    rc = rc ? rc : MPI_File_set_atomicity(fh, 0);
+    char ds[MPI_MAX_INFO_VAL + 1];
+    info_value(fh, "romio_ds_write", ds, sizeof ds);
+    check(rc == MPI_SUCCESS && (!ds[0] || !strcmp(ds, "enable")),
+          "info: romio_ds_write=%s after set_info's enable (error %d)", ds, rc);
     MPI_Info used;
     MPI_File_get_info(fh, &used);
     MPI_File fh2 = open_file(comm, second, used);
