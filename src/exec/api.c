@@ -364,6 +364,16 @@ static void take_hints(struct tacio_file *f, MPI_Info info, const struct exec_hi
     }
 }
 
+/* take_hints, where the hints were agreed (or, adopting a view, are the
+ * library's): what tacio did not take as given is said first. */
+static void say_and_take_hints(struct tacio_file *f, MPI_Info info, const struct exec_hints *h,
+                               uint64_t digest)
+{
+    if (info != MPI_INFO_NULL)
+        say_ignored(f, h);
+    take_hints(f, info, h, digest);
+}
+
 int tacio_file_set_info(tacio_file_t f, MPI_Info info)
 {
     if (!f)
@@ -372,10 +382,8 @@ int tacio_file_set_info(tacio_file_t f, MPI_Info info)
     uint64_t digest;
     int local = info_hints(f, info, &h, &digest);
     int rc = agree_hints(f->comm, digest, local);
-    if (!rc && info != MPI_INFO_NULL) {
-        say_ignored(f, &h);
-        take_hints(f, info, &h, digest);
-    }
+    if (!rc)
+        say_and_take_hints(f, info, &h, digest);
     return api_result(rc);
 }
 
@@ -424,10 +432,8 @@ int tacio_file_set_view(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype, MPI
     uint64_t digest;
     int local = view_local(f, disp, etype, filetype, datarep, info, &h, &digest);
     int rc = agree_hints(f->comm, digest, local);
-    if (!rc && info != MPI_INFO_NULL)
-        say_ignored(f, &h);
     if (!rc)
-        take_hints(f, info, &h, digest);
+        say_and_take_hints(f, info, &h, digest);
     return api_result(rc);
 }
 
@@ -443,10 +449,8 @@ int tacio_file_adopt_view(tacio_file_t f, MPI_Offset disp, MPI_Datatype etype,
     if (rc) /* every access fails with it, agreed, until the next view */
         snprintf(f->view.errmsg, sizeof f->view.errmsg, "the view set last: %s",
                  tacio_last_error());
-    else if (info != MPI_INFO_NULL) {
-        say_ignored(f, &h);
-        take_hints(f, info, &h, digest);
-    }
+    else
+        say_and_take_hints(f, info, &h, digest);
     return MPI_SUCCESS;
 }
 
