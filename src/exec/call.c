@@ -170,6 +170,8 @@ void stats_record(struct call *c)
     c->f->view_seconds = 0;
     if (c->s)
         plan_stats(c->s, s);
+    if (c->s && !c->reused) /* what ran early on a kept schedule, this call's only */
+        s->bytes += c->s->early_bytes;
     s->reused = c->reused;
     s->trial = c->planning.trial;
     s->learned = c->planning.learned;

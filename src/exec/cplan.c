@@ -89,6 +89,8 @@ static int plan_on_root(struct call *c, int64_t *all, int words)
 {
     struct tacio_file *f = c->f;
     int rc = c->planning.rc ? c->planning.rc : check_summaries(c, all, words);
+    if (!c->planning.on_nodes) /* a second pass's leaders moved nothing early of their own */
+        sum_early_bytes(c, all, words);
     const struct wisdom_entry *recalled = remembered(c, all, words);
     c->planning.path = path_of(c, recalled);
     if (!rc)
@@ -214,6 +216,7 @@ static int send_outcome(struct call *c, int rc)
     o.pick_is_default = c->planning.pick_is_default;
     o.default_us = c->planning.default_us;
     o.pick_dominated = c->planning.pick_dominated;
+    o.early = s->early_bytes;
     if (o.cmd == CMD_INDEPENDENT)
         o.n = s->indep_bytes, o.striped = s->sieve;
     if (o.cmd == CMD_DONE) {
@@ -240,6 +243,7 @@ static int take_outcome(struct call *c, struct order *o)
     c->planning.pick_dominated |= o->pick_dominated != 0;
     if (o->default_us)
         c->planning.default_us = o->default_us;
+    s->early_bytes = o->early;
     if (o->cmd == CMD_INDEPENDENT)
         s->indep_bytes = o->n, s->sieve = o->striped;
     if (o->cmd != CMD_DONE)

@@ -93,6 +93,14 @@ static void summarize(const struct call *c, int local, int k, int64_t *out)
     out[1] = (int64_t)c->f->digest;
     out[2] = m;
     out[3] = local ? 0 : est_pieces(&c->a);
+    out[4] = c->io.early;
+}
+
+void sum_early_bytes(struct call *c, int64_t *all, int words)
+{
+    c->s->early_bytes = 0;
+    for (int r = 0; r < c->f->nprocs; r++)
+        c->s->early_bytes += summary_of(all, words, r)[4];
 }
 
 struct span_of {

@@ -39,18 +39,24 @@ struct order {
     int64_t pick_is_default; /* call_planning.pick_is_default */
     int64_t default_us;      /* call_planning.default_us */
     int64_t pick_dominated;  /* call_planning.pick_dominated */
+    int64_t early;           /* sched.early_bytes */
     struct plan_head head;
     int64_t w[PLAN_WORDS * CHUNK_FDS];
 };
 
-/* A rank's summary record: [flags, hints digest, nruns, pieces, then per
- * run (off, len, bytes)]; records are `words` long in the gathered array.
- * The digest is how ranks agree on their hints: a set_view's info changes
- * them without a collective of its own. pieces: about how many runs the
- * access has (from its filetype, not a walk). */
-#define SUMMARY_HEAD 4
+/* A rank's summary record: [flags, hints digest, nruns, pieces, early,
+ * then per run (off, len, bytes)]; records are `words` long in the
+ * gathered array. The digest is how ranks agree on their hints: a
+ * set_view's info changes them without a collective of its own. pieces:
+ * about how many runs the access has (from its filetype, not a walk).
+ * early: the bytes its own I/O moved on a kept schedule before the call
+ * took a new one (call_own_io.early), for the stats. */
+#define SUMMARY_HEAD 5
 #define SUMMARY_WORDS (SUMMARY_HEAD + 3 * SUMMARY_RUNS)
 
+/* Rank 0: the bytes the ranks' own I/O moved before the call took a new
+ * schedule (sched.early_bytes), from their summaries. */
+void sum_early_bytes(struct call *c, int64_t *all, int words);
 /* Keeps this rank's first failure for the agreement that follows. */
 int note_failure(struct call *c, int rc);
 /* Rank 0 sends an order (its first chunk filled from src); chunks_bcast

@@ -56,6 +56,9 @@ struct sched {
      * never run, every call on it is planned */
     bool shape_only;
     int64_t indep_bytes; /* stats: all ranks' bytes */
+    /* stats: the bytes ranks moved by their own I/O on a kept schedule
+     * before the call went this new schedule's way (call_own_io.early) */
+    int64_t early_bytes;
     /* the plan (every rank; C only on rank 0) */
     struct tacio_plan *plan;
     int *nsenders; /* per FD: ranks feeding it */

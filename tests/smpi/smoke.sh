@@ -91,7 +91,7 @@ engine_plan_case 36 btio8 48 btio:n=48,elem=8 cuts
 run_case 36 btio 24 "" romio 'cb_config_list=*:4'
 run_case 36 btio 24 "" auto
 # auto asks the ranks for their byte quantiles (a second gather of
-# SUMMARY_RUNS runs each, 8 * 52 bytes a rank, into rank 0) only when the
+# SUMMARY_RUNS runs each, 8 * 53 bytes a rank, into rank 0) only when the
 # model rates the asking cheap beside the collective: not for this small
 # cube at the default constants; when latency and links cost nothing, yes.
 # Both runs check their data, and choose alike here.
@@ -103,8 +103,8 @@ auto_ask_case() {
     ms=$(grep -o 'meta_bytes=[0-9]*' <<<"$spans") ma=$(grep -o 'meta_bytes=[0-9]*' <<<"$asked")
     grep -q "buffer_wrong=0 file_wrong=0" <<<"$spans" && grep -q "buffer_wrong=0 file_wrong=0" <<<"$asked" ||
         { ko "auto ask: wrong data"; return; }
-    [ -n "$ms" ] && [ $((${ma#*=} - ${ms#*=})) -eq $((8 * 52 * 64)) ] && passed=$((passed + 1)) ||
-        ko "auto ask: rank 0's metadata $ms without asking, $ma asking (want $((8 * 52 * 64)) more)"
+    [ -n "$ms" ] && [ $((${ma#*=} - ${ms#*=})) -eq $((8 * 53 * 64)) ] && passed=$((passed + 1)) ||
+        ko "auto ask: rank 0's metadata $ms without asking, $ma asking (want $((8 * 53 * 64)) more)"
 }
 auto_ask_case
 # auto's trials on repeated calls (smpibench's CALLS writes, then as many
