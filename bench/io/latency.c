@@ -5,6 +5,10 @@
  *   view   MPI_File_set_view at that offset (a contiguous filetype of T
  *          bytes), then write_all / read_all: a view per call, as HDF5 and
  *          IOR's useStridedDatatype set one
+ *   block  one view set once, IOR's with --mpiio.useFileView: rank r's
+ *          filetype is the r-th BLOCK of every p (a subarray), and call k
+ *          is write_at_all / read_at_all at stream offset k * T of it, so
+ *          the calls step through each block in transfers
  *   floor  no MPI-IO: pwrite / pread at that offset, then one MPI_Allreduce
  *          of an int: the least a collective call can cost when every rank
  *          must learn whether any rank failed (tacio's rule; OMPIO's
@@ -29,9 +33,10 @@
 #define BLOCK (64 << 10)
 
 struct lat {
-    int rank, np, view, floor, fd; /* fd: floor mode's POSIX descriptor */
+    int rank, np, view, block, floor, fd; /* fd: floor mode's POSIX descriptor */
     int64_t transfer, calls;
     MPI_Datatype ttype; /* view: T bytes, contiguous */
+    MPI_Datatype btype; /* block: the rank's block of every p */
 };
 
 static int64_t offset_of(const struct lat *l, int64_t k)
@@ -90,6 +95,10 @@ static void one_call(const struct lat *l, MPI_File fh, double *buf, int64_t k, i
     int n = (int)l->transfer;
     if (l->floor)
         floor_call(l, buf, off, write);
+    else if (l->block)
+        check(write ? MPI_File_write_at_all(fh, k * n, buf, n, MPI_BYTE, MPI_STATUS_IGNORE)
+                    : MPI_File_read_at_all(fh, k * n, buf, n, MPI_BYTE, MPI_STATUS_IGNORE),
+              write ? "write_at_all" : "read_at_all");
     else if (l->view) {
         check(MPI_File_set_view(fh, off, MPI_BYTE, l->ttype, "native", MPI_INFO_NULL), "set_view");
         check(write ? MPI_File_write_all(fh, buf, n, MPI_BYTE, MPI_STATUS_IGNORE)
@@ -165,9 +174,10 @@ static void report(const struct lat *l, const char *op, const double *t, int pas
     if (l->rank)
         return;
     printf("latency mode=%s op=%s np=%d transfer=%lld calls=%lld times=",
-           l->floor  ? "floor"
-           : l->view ? "view"
-                     : "plain",
+           l->floor   ? "floor"
+           : l->view  ? "view"
+           : l->block ? "block"
+                      : "plain",
            op, l->np, (long long)l->transfer, (long long)l->calls);
     for (int i = 0; i < passes; i++)
         printf("%s%.9f", i ? "," : "", t[i]);
@@ -184,20 +194,25 @@ int main(int argc, char **argv)
     int passes = argc == 6 ? atoi(argv[5]) : 0;
     if (argc == 6) {
         l.view = !strcmp(argv[2], "view");
+        l.block = !strcmp(argv[2], "block");
         l.floor = !strcmp(argv[2], "floor");
         l.transfer = atoll(argv[3]);
         l.calls = atoll(argv[4]);
     }
-    if (argc != 6 || (!l.view && !l.floor && strcmp(argv[2], "plain")) || l.transfer <= 0 ||
-        l.transfer % 8 || BLOCK % l.transfer || l.calls <= 0 || passes <= 0) {
+    if (argc != 6 || (!l.view && !l.block && !l.floor && strcmp(argv[2], "plain")) ||
+        l.transfer <= 0 || l.transfer % 8 || BLOCK % l.transfer || l.calls <= 0 || passes <= 0) {
         if (!l.rank)
             fprintf(stderr,
-                    "usage: latency FILE plain|view|floor TRANSFER(divides 64k) CALLS PASSES\n");
+                    "usage: latency FILE plain|view|block|floor TRANSFER(divides 64k) CALLS "
+                    "PASSES\n");
         MPI_Finalize();
         return 2;
     }
     MPI_Type_contiguous((int)l.transfer, MPI_BYTE, &l.ttype);
     MPI_Type_commit(&l.ttype);
+    int sizes[2] = {1, BLOCK * l.np}, sub[2] = {1, BLOCK}, starts[2] = {0, BLOCK * l.rank};
+    MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_BYTE, &l.btype);
+    MPI_Type_commit(&l.btype);
     double *bufs = malloc((size_t)(l.transfer * l.calls));
     double *tw = calloc((size_t)passes + 1, sizeof(double));
     double *tr = calloc((size_t)passes + 1, sizeof(double));
@@ -209,6 +224,8 @@ int main(int argc, char **argv)
     check(
         MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
         "open");
+    if (l.block)
+        check(MPI_File_set_view(fh, 0, MPI_BYTE, l.btype, "native", MPI_INFO_NULL), "set_view");
     l.fd = l.floor ? open(argv[1], O_RDWR) : -1;
     if (l.floor && l.fd < 0) {
         perror("latency: open");
@@ -237,6 +254,7 @@ int main(int argc, char **argv)
     if (!l.rank)
         unlink(argv[1]);
     MPI_Type_free(&l.ttype);
+    MPI_Type_free(&l.btype);
     free(bufs);
     free(tw);
     free(tr);

@@ -13,11 +13,23 @@ void access_clear(struct access *a)
     a->mt = mt;
 }
 
+/* The access's shape: where it starts in its filetype's tile, and where
+ * that tile lies. An access that is one contiguous run of the file has the
+ * same shape wherever in that run it starts, its start only a shift, so
+ * that a program stepping through a block in small calls (IOR with a file
+ * view: -t 4k in a block of -b) repeats one shape, and its calls run on
+ * the kept schedule instead of planning each anew. */
 static void set_shape(struct access *a)
 {
-    int64_t size = a->v.ft->size, tile = a->s0 / size;
-    a->phase = a->s0 % size;
-    a->base = a->v.disp + tile * a->v.ft->extent;
+    const struct flat *ft = a->v.ft;
+    int64_t tile = a->s0 / ft->size;
+    a->phase = a->s0 % ft->size;
+    a->base = a->v.disp + tile * ft->extent;
+    int64_t run = flat_run_start(ft, a->phase, a->n);
+    if (run >= 0) {
+        a->base += a->phase - run;
+        a->phase = run;
+    }
 }
 
 /* The checks MPI makes of the call's own arguments, before its data. */

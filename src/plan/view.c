@@ -190,6 +190,14 @@ int64_t flat_offset_of(const struct flat *f, int64_t s)
     return tile * f->extent + f->off[i] + (r - f->cum[i]);
 }
 
+int64_t flat_run_start(const struct flat *f, int64_t r, int64_t n)
+{
+    if (flat_dense(f))
+        return 0;
+    int64_t i = extent_at(f, r);
+    return r + n <= f->cum[i] + f->len[i] ? f->cum[i] : -1;
+}
+
 /* One byte, tiled: the view of a rank that accesses nothing, so the
  * pattern's per-rank queries never look into an empty filetype. */
 static int64_t byte_zero = 0, byte_one = 1, byte_cum[2] = {0, 1};

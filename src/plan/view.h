@@ -86,6 +86,11 @@ void flat_release(struct flat *f);
 
 /* Offset (relative to the origin of tile 0) of stream byte s. */
 int64_t flat_offset_of(const struct flat *f, int64_t s);
+/* Where the contiguous run of the file that holds stream bytes [r, r + n)
+ * of f starts in f's stream (0 <= r < size): the start of their piece
+ * where they lie in one, 0 where f has no gaps at all (one piece, tiles
+ * that touch); -1 where they are not one run. */
+int64_t flat_run_start(const struct flat *f, int64_t r, int64_t n);
 
 /* A file view: filetype tiled from disp. */
 struct view {

@@ -8,6 +8,9 @@
  * with the same class and the cause, nobody hangs, and the next calls work.
  * Every written byte is checked with POSIX reads and every read buffer
  * against what was written; bytes outside the requests keep their values.
+ * A loop that steps through each rank's block of its view in small calls
+ * (IOR with a file view: -t in a block of -b) repeats one shape, shifted:
+ * its calls after the first are reused too, independent or collective.
  * Then the automatic choice: independent I/O where no rank's span reaches
  * into another's or every run is long, collective buffering otherwise.
  *
@@ -119,6 +122,78 @@ static void loop_case(const struct loop *l)
     if (fh)
         tacio_file_close(&fh);
     check_loop_file(l, path, size);
+}
+
+/* IOR's layout with a file view (-b BLOCK -t T -s SEGS, aiori-MPIIO.c):
+ * rank r's view is the r-th block of every segment of p blocks; call k
+ * moves the T bytes at stream offset k * T, so the calls step through
+ * each block and on into the next segment's. */
+enum { STEP_BLOCK = 32768, STEP_T = 4096, STEP_SEGS = 2 };
+enum { STEP_CALLS = STEP_SEGS * STEP_BLOCK / STEP_T };
+
+static unsigned char stepped_byte(int64_t x)
+{
+    return (unsigned char)(x * 13 / 7 + x / 4099 + 3);
+}
+
+static MPI_Datatype stepped_view(void)
+{
+    int sizes[2] = {1, STEP_BLOCK * p}, sub[2] = {1, STEP_BLOCK},
+        starts[2] = {0, STEP_BLOCK * rank};
+    MPI_Datatype t;
+    MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* The file offset of byte i of rank's stream through stepped_view. */
+static int64_t stepped_offset(int64_t i)
+{
+    return (i / STEP_BLOCK * p + rank) * STEP_BLOCK + i % STEP_BLOCK;
+}
+
+/* Every call after each loop's first reused the schedule, the file holds
+ * every rank's bytes, and each read returned them. */
+static void stepped_blocks(const char *hints, const char *what)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/reuse_stepped.dat", dir);
+    int64_t size = (int64_t)STEP_SEGS * STEP_BLOCK * p;
+    prefill(path, size);
+    tacio_file_t fh = open_file(path, hints);
+    MPI_Datatype ft = stepped_view();
+    int rc = fh ? tacio_file_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL) : MPI_ERR_FILE;
+    check_that(rc == MPI_SUCCESS, "stepped, %s: set_view failed", what);
+    unsigned char buf[STEP_T];
+    for (int op = 0; op < 2 && rc == MPI_SUCCESS; op++) {
+        int reused = 0;
+        int64_t bad = 0;
+        for (int k = 0; k < STEP_CALLS && rc == MPI_SUCCESS; k++) {
+            int64_t at = (int64_t)k * STEP_T;
+            for (int64_t i = 0; i < STEP_T; i++)
+                buf[i] = op == 0 ? stepped_byte(stepped_offset(at + i)) : 0;
+            rc = op == 0 ? tacio_file_write_at_all(fh, at, buf, STEP_T, MPI_BYTE, MPI_STATUS_IGNORE)
+                         : tacio_file_read_at_all(fh, at, buf, STEP_T, MPI_BYTE, MPI_STATUS_IGNORE);
+            reused += stats_of(fh).reused > 0;
+            for (int64_t i = 0; op == 1 && i < STEP_T; i++)
+                bad += buf[i] != stepped_byte(stepped_offset(at + i));
+        }
+        check_that(rc == MPI_SUCCESS && bad == 0, "stepped, %s: %s failed or read %lld wrong bytes",
+                   what, op ? "reads" : "writes", (long long)bad);
+        check_that(reused == STEP_CALLS - 1, "stepped, %s: %d of %d %s reused the schedule", what,
+                   reused, STEP_CALLS - 1, op ? "reads" : "writes");
+    }
+    if (fh)
+        tacio_file_close(&fh);
+    MPI_Type_free(&ft);
+    if (rank == 0) {
+        unsigned char *got = malloc((size_t)size);
+        int64_t wrong = posix_read_file(path, got, size) ? size : 0;
+        for (int64_t x = 0; !wrong && x < size; x++)
+            wrong += got[x] != stepped_byte(x);
+        check_that(wrong == 0, "stepped, %s: %lld bytes of the file wrong", what, (long long)wrong);
+        free(got);
+    }
 }
 
 /* A shape that changes on one rank, and a shift that is not common: new
@@ -454,6 +529,8 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof loops / sizeof *loops; i++)
         loop_case(&loops[i]);
+    stepped_blocks(AUTO, "independent");
+    stepped_blocks("romio_cb_write=enable,romio_cb_read=enable,cb_buffer_size=1m", "collective");
     changing_shapes(AUTO, 1, "independent, one shape kept");
     changing_shapes(NULL, 1, "collective, one shape kept");
     changing_shapes(AUTO, 4, "independent");

@@ -206,6 +206,34 @@ static void test_view_count(void)
     }
 }
 
+/* flat_run_start: where it names a run's start k for stream bytes
+ * [r, r + n), the bytes from k lie as those from r do, moved by one
+ * offset (an access's shape taken from k is the access's, shifted); and
+ * every access inside one piece, or of a filetype without gaps, has one. */
+static void test_run_start(void)
+{
+    uint64_t st = 23;
+    for (int t = 0; t < 400; t++) {
+        struct flat *f = random_flat(&st, true);
+        bool dense = flat_dense(f);
+        for (int q = 0; q < 20; q++) {
+            int64_t i = (int64_t)(rng_next(&st) % (uint64_t)f->n);
+            int64_t r = f->cum[i] + (int64_t)(rng_next(&st) % (uint64_t)f->len[i]);
+            bool inside = rng_next(&st) % 2;
+            int64_t room = f->cum[i] + f->len[i] - r;
+            int64_t n = inside ? 1 + (int64_t)(rng_next(&st) % (uint64_t)room)
+                               : 1 + (int64_t)(rng_next(&st) % (uint64_t)(3 * f->size));
+            int64_t k = flat_run_start(f, r, n);
+            CHECK(k >= 0 || (!inside && !dense));
+            CHECK(k < 0 || k == (dense ? 0 : f->cum[i]));
+            int64_t moved = k < 0 ? 0 : flat_offset_of(f, r) - flat_offset_of(f, k);
+            for (int64_t j = 0; k >= 0 && j < n; j++)
+                CHECK_EQ(flat_offset_of(f, r + j), flat_offset_of(f, k + j) + moved);
+        }
+        flat_free(f);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -214,5 +242,6 @@ int main(int argc, char **argv)
     test_view_count();
     test_memory_streams();
     test_view_access();
+    test_run_start();
     return check_report("test_view");
 }
