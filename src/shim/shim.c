@@ -14,6 +14,7 @@
  * collective reads it, and moves it past the data afterwards. */
 #include "shim.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -24,6 +25,69 @@
 static struct shimfile *files;
 static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER; /* MPI_THREAD_MULTIPLE */
 _Thread_local int shim_depth; /* re-entry guard: MPI calling MPI_File_* itself */
+
+/* The MPI family this shim was built for, and words by which the other
+ * family's MPI_Get_library_version names itself (none: the standard ABI's
+ * build, which serves any MPI of the ABI). A derivative of the shim's own
+ * family (Cray MPICH, MVAPICH, a vendor's Open MPI) names neither, or its
+ * own, and is taken as the shim's. */
+#if defined(TACIO_MPI_ABI_BUILD)
+static const char *const built_for = "";
+static const char *const other_mpi[] = {NULL};
+#elif defined(OPEN_MPI)
+static const char *const built_for = "Open MPI";
+static const char *const other_mpi[] = {"MPICH", "MVAPICH", "Intel(R) MPI", NULL};
+#else
+static const char *const built_for = "MPICH";
+static const char *const other_mpi[] = {"Open MPI", NULL};
+#endif
+
+/* Whether this process's rank is 0 as the launcher numbers it (the MPI's
+ * own handles are not to be trusted under another MPI), or unknown. */
+static bool launcher_rank0(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                       "SLURM_PROCID", NULL};
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v) == 0;
+    }
+    return true;
+}
+
+/* Stops the process where the program runs on the other family's MPI
+ * than the one the shim was built for. Such a shim hands that MPI its own build's handles
+ * (MPI_Datatype, MPI_Comm: pointers in Open MPI, integers in MPICH), even
+ * where it only passes a call through, and the MPI crashes deep inside a
+ * call or computes with wrong constants; so the first MPI_File_open stops
+ * every rank at once, with one message (rank 0's) that says why.
+ * MPI_Get_library_version takes no handle, so it is safe under either
+ * MPI; its buffer is the largest any MPI fills. */
+static void check_same_mpi(void)
+{
+    static char version[16384];
+    int len = 0;
+    if (!other_mpi[0] || MPI_Get_library_version(version, &len) != MPI_SUCCESS)
+        return;
+    version[sizeof version - 1] = 0;
+    bool other = false;
+    for (int i = 0; other_mpi[i]; i++)
+        other |= strstr(version, other_mpi[i]) != NULL;
+    if (!other)
+        return;
+    version[strcspn(version, "\n,")] = 0; /* its name and version: "MPICH Version:\t4.0.2" */
+    for (char *t = strchr(version, '\t'); t; t = strchr(t, '\t'))
+        *t = ' ';
+    if (launcher_rank0())
+        fprintf(stderr,
+                "tacio: error: libtacio_mpiio.so was built for %s, but this program runs on "
+                "%.80s: preload the shim built for that MPI (docs/guide.md, troubleshooting); "
+                "stopping\n",
+                built_for, version);
+    fflush(stderr);
+    _exit(1); /* no MPI call: this MPI cannot run this shim's */
+}
 
 /* TACIO_DISABLE, read once: a collective asks at every call. */
 static int disable_env = -1;
@@ -108,7 +172,7 @@ static int64_t draw_id(void)
  * tacio cannot reach), its own communicator, and the shared pointer's
  * file named with an id rank 0 draws. One collective: whether every rank
  * has its entry, with rank 0's id. */
-static struct shimfile *shimfile_new(MPI_Comm comm, const char *path, int amode)
+static struct shimfile *shimfile_new(MPI_Comm comm, const char *path)
 {
     struct shimfile *s = path ? calloc(1, sizeof *s) : NULL;
     char *name = path ? malloc(strlen(path) + 64) : NULL;
@@ -130,7 +194,6 @@ static struct shimfile *shimfile_new(MPI_Comm comm, const char *path, int amode)
     s->rank = rank;
     s->native = true;
     s->esize = 1;
-    s->sequential = (amode & MPI_MODE_SEQUENTIAL) != 0;
     s->view = (struct pending_view){0, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_INFO_NULL};
     pthread_mutex_init(&s->sfp_lock, NULL);
     sprintf(name, "%s.tacio-sfp-%016llx", path, (unsigned long long)all[1]);
@@ -179,11 +242,15 @@ static const char *posix_path(const char *name)
 TACIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                             MPI_File *fh)
 {
+    static pthread_once_t checked = PTHREAD_ONCE_INIT;
+    pthread_once(&checked, check_same_mpi); /* before any handle is passed on */
     int rc = PMPI_File_open(comm, filename, amode, info, fh);
-    if (rc != MPI_SUCCESS || shim_disabled())
+    /* a sequential file takes only shared-pointer calls, which the MPI
+     * library serves: nothing of it for tacio */
+    if (rc != MPI_SUCCESS || shim_disabled() || (amode & MPI_MODE_SEQUENTIAL))
         return rc;
     const char *path = posix_path(filename);
-    struct shimfile *s = shimfile_new(comm, path, amode);
+    struct shimfile *s = shimfile_new(comm, path);
     if (!s)
         return rc; /* tacio stays out of this file; MPI serves it */
     /* MPI created (or refused) the file already; tacio only opens it */
@@ -290,7 +357,7 @@ static bool defer_asked(void)
 static bool can_defer(struct shimfile *s, const char *datarep, bool fortran)
 {
     int atomic = 1;
-    if (!defer_asked() || fortran || s->sequential || (datarep && strcmp(datarep, "native")))
+    if (!defer_asked() || fortran || (datarep && strcmp(datarep, "native")))
         return false;
     PMPI_File_get_atomicity(s->fh, &atomic);
     return !atomic;

@@ -28,10 +28,9 @@ struct shimfile {
     tacio_file_t tf;
     MPI_Comm comm; /* a duplicate of the file's: the shim's own agreements */
     int rank;
-    bool native;     /* the current view's datarep is "native" */
-    bool sequential; /* MPI_MODE_SEQUENTIAL: the library keeps every view */
-    int esize;       /* the view's etype size: the pointers move in etypes */
-    bool deferred;   /* the library holds an older view than tacio's */
+    bool native;   /* the current view's datarep is "native" */
+    int esize;     /* the view's etype size: the pointers move in etypes */
+    bool deferred; /* the library holds an older view than tacio's */
     struct pending_view view;
     int64_t epoch;  /* views set so far: a shared pointer of an older one is 0 */
     char *sfp_path; /* the file of a deferred view's shared pointer (sharedfp.c) */

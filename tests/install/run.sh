@@ -6,6 +6,7 @@
 #                        program built against an older struct tacio_stats;
 #   pkg-config tacio     with the plain C compiler;
 #   plain -ltacio        with the MPI's compiler wrapper, -I and -L only.
+# The installed shim must load by LD_PRELOAD alone, as a job preloads it.
 # First, every function the installed headers declare must resolve from
 # the installed libraries (api_symbols.sh).
 # usage: run.sh BUILD_TREE MPICC LAUNCHER DIR
@@ -25,6 +26,13 @@ missing=$(cd "$docdir" 2>/dev/null && grep -oh '](figures/[^)]*)' ./*.md | sed '
     sort -u | while read -r f; do [ -e "$f" ] || echo "$f"; done)
 [ -d "$docdir" ] && [ -z "$missing" ] && ok || ko "installed docs without their images: $missing"
 [ -s "$docdir/LICENSE" ] && ok || ko "no LICENSE in $docdir"
+# the installed shim is preloaded into programs that know nothing of tacio:
+# it must load with no LD_LIBRARY_PATH (its engine found beside it)
+shim="$prefix/lib/libtacio_mpiio.so"
+[ -e "$prefix/lib/libtacio_mpiio_abi.so" ] && shim="$prefix/lib/libtacio_mpiio_abi.so"
+if env -u LD_LIBRARY_PATH LD_PRELOAD="$shim" /bin/true 2>"$dir/preload.log"; then ok; else
+    ko "the installed shim does not load without LD_LIBRARY_PATH:" && cat "$dir/preload.log"
+fi
 run() { # run NAME WANT EXE: under the launcher, its output must hold WANT
     if LD_LIBRARY_PATH="$prefix/lib" timeout 60 "$launcher" -n 1 "$3" "$dir/consumer.dat" \
         >"$dir/consumer.log" 2>&1 && grep -q "$2" "$dir/consumer.log"

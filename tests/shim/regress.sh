@@ -30,12 +30,13 @@ run() { # run PRELOAD STRATEGY CASE...: the app's verdict and tacio's share
     fi
 }
 
-baseline=(status hints split badview excl romiohints)
+baseline=(status hints split badview excl romiohints sequential)
 [ "$kind" = openmpi ] && baseline+=(tile) # OMPIO gets it right, ROMIO does not
 prefix=()
 [ "$kind" = mpich ] && prefix=(prefix) # ROMIO's file system prefixes: OMPIO has none
 run "" romio "${baseline[@]}" "${prefix[@]}"
 for s in "$@"; do
-    run "$shim" "$s" tile status eof hints split badview excl romiohints info "${prefix[@]}"
+    run "$shim" "$s" tile status eof hints split badview excl romiohints info sequential \
+        "${prefix[@]}"
 done
 report

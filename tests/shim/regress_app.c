@@ -23,7 +23,10 @@
  *            the next collective uses (TACIO_STATS); hints that differ
  *            across ranks, or a tacio_ value that does not parse, fail on
  *            every rank and change nothing; an open-only hint keeps its
- *            value; get_info's info opens a second file with the same.
+ *            value; get_info's info opens a second file with the same;
+ *   sequential  a file opened MPI_MODE_SEQUENTIAL (a stream: shared-pointer
+ *            calls only) opens, and MPI_File_write_ordered lays the ranks'
+ *            ints out in rank order.
  * Every file is checked with POSIX reads against its closed form. The MPIs'
  * own MPI-IO fail some of these (ROMIO writes the tile case to the wrong
  * offsets; ROMIO and OMPIO report a read past the end as whole), so the
@@ -544,6 +547,28 @@ static void case_info(const char *dir, MPI_Comm comm)
         check(posix_int_at(path, k) == (int)(k + 7), "info: file int %ld", k);
 }
 
+static void case_sequential(const char *dir, MPI_Comm comm, MPI_Info info)
+{
+    enum { INTS = 4 };
+    char path[512];
+    path_of(path, sizeof path, dir, "sequential");
+    MPI_File fh = MPI_FILE_NULL;
+    int rc = MPI_File_open(comm, path, MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL,
+                           info, &fh);
+    check(rc == MPI_SUCCESS, "sequential: open: error %d", rc);
+    if (opened_on(comm, rc) != 1)
+        return; /* not everywhere: a close would wait for the others */
+    int v[INTS];
+    for (int i = 0; i < INTS; i++)
+        v[i] = rank * INTS + i + 3;
+    rc = MPI_File_write_ordered(fh, v, INTS, MPI_INT, MPI_STATUS_IGNORE);
+    check(rc == MPI_SUCCESS, "sequential: write_ordered: error %d", rc);
+    MPI_File_close(&fh);
+    MPI_Barrier(comm);
+    for (long k = rank; k < (long)INTS * nprocs; k += nprocs)
+        check(posix_int_at(path, k) == (int)(k + 3), "sequential: file int %ld", k);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -554,7 +579,7 @@ int main(int argc, char **argv)
         const char *names[] = {"tile",   "status", "hints0",      "hints1",      "hints2",
                                "hints3", "hints4", "split0",      "split1",      "badview",
                                "excl",   "prefix", "romiohints0", "romiohints1", "romiohints2",
-                               "info0",  "info1"};
+                               "info0",  "info1",  "sequential"};
         for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
             char path[512];
             path_of(path, sizeof path, dir, names[i]);
@@ -583,6 +608,8 @@ int main(int argc, char **argv)
             case_romiohints(dir, MPI_COMM_WORLD);
         else if (!strcmp(argv[i], "info"))
             case_info(dir, MPI_COMM_WORLD);
+        else if (!strcmp(argv[i], "sequential"))
+            case_sequential(dir, MPI_COMM_WORLD, MPI_INFO_NULL);
         else
             check(0, "unknown case '%s'", argv[i]);
     }
