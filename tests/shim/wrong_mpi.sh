@@ -12,7 +12,9 @@ launcher=$1 kind=$2 app=$3 other=$4 dir=$5
 
 [ -f "$other" ] || skip "no shim built for the other MPI at $other (make build-mpi builds both)"
 out=$dir/wrong_mpi_out.txt
-preload_env "$kind" "$other"
+# a sanitizer build's program needs its runtime first (the other shim has none)
+rt=$(sanitizer_runtime "$app")
+preload_env "$kind" "${rt:+$rt:}$other"
 timeout 120 "$launcher" "${env[@]}" -n 2 "$app" "$dir/wrong_mpi.dat" 4 >"$out" 2>&1
 status=$?
 [ "$status" -ne 0 ] && [ "$status" -ne 124 ] && ok ||
