@@ -36,7 +36,10 @@
  *   dominated_pick          the default timed on independent I/O, a pick the
  *       model rates at twice that or more is not tried: its call runs the
  *       default's path and the trials settle on the default; rated closer,
- *       or the default collective, it is tried. */
+ *       or the default collective, it is tried.
+ *   pick_far_behind         the pick ran more than 1.5x the default
+ *       (FAR_FACTOR): the runners-up, rated slower still, are not timed
+ *       and the trials settle on the default; at 1.4x they are. */
 #include "check.h"
 #include "exec/trials.h"
 
@@ -496,6 +499,24 @@ static void test_phases(void)
     CHECK_EQ(trials_before(&t).trial, 1); /* the default, planned */
 }
 
+static void test_pick_far_behind(void)
+{
+    struct trials t;
+    trials_reset(&t, 3, false);
+    CHECK_EQ(call(&t, 0, false, true, 9.0), 2);
+    CHECK_EQ(call(&t, 2, true, false, 1.6), 1); /* the pick, on its kept schedule */
+    call(&t, 1, false, true, 1.0);              /* the default: the pick ran 1.6x it */
+    CHECK_EQ(t.phase, TRIALS_SETTLED);
+    CHECK_EQ(t.chosen, 1);
+    CHECK_EQ(t.n, 2); /* no runner-up left */
+    trials_reset(&t, 3, false);
+    call(&t, 0, false, true, 9.0);
+    call(&t, 2, true, false, 1.4);
+    call(&t, 1, false, true, 1.0);
+    CHECK(trials_trying(&t));
+    CHECK_EQ(t.n, 4); /* the pick, the default and both runners-up */
+}
+
 int main(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -510,5 +531,6 @@ int main(int argc, char **argv)
     test_plan_cost_waits();
     test_confirm();
     test_warm_retimed();
+    test_pick_far_behind();
     return check_report("test_trials_state");
 }
