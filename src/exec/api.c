@@ -181,6 +181,11 @@ static void print_hints(const struct tacio_file *f)
     if (cb_config_ranklist(f->topo, cb_config_of(h), 0, &list) == 0)
         printf(" (no host answers to cb_config_list=%s: *:1 used)", cb_config_of(h));
     free(list);
+    /* a tree the hints named: whether the job's hosts were found in it by
+     * name, or (no name matched) taken in its order, which a topology of
+     * the real cluster would not want */
+    if (f->hints.topology[0] && topo_has_tree(f->topo))
+        printf(" placement=%s", f->topo->placed_by_name ? "names" : "order");
     printf(" independent_min_run=%lld/%lld %s\n", (long long)f->min_piece[0],
            (long long)f->min_piece[1], all);
     fflush(stdout);

@@ -101,6 +101,7 @@ static int place_runtime(MPI_Comm comm, const int64_t *rec, int nprocs, const in
     int rc = gather_names(comm, rec, nprocs, nhosts, &names);
     int placed =
         rc ? rc : topo_place_named(t, nprocs, host_of, nhosts, names, MPI_MAX_PROCESSOR_NAME);
+    t->placed_by_name = placed > 0; /* TACIO_PRINT_HINTS says which */
     if (placed == 0 && !(rc = topo_place_hosts(t, nprocs, host_of, nhosts)))
         rc = rename_hosts(t, names);
     free(names);

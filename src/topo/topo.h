@@ -39,6 +39,9 @@ struct tacio_topo {
     int nused_hosts; /* hosts with at least one rank */
     int *used_hosts; /* in order of their lowest rank */
     int *host_order; /* host index -> position in used_hosts, -1 if unused */
+    /* the job's hosts were found in the tree by their names (the engine:
+     * MPI_Get_processor_name), not placed in the tree's order */
+    bool placed_by_name;
 
     int64_t *mem_free; /* per host, bytes free for aggregation buffers */
 };
