@@ -56,10 +56,10 @@ static bool launcher_rank0(void)
     return true;
 }
 
-/* Stops the process where the program runs on the other family's MPI
- * than the one the shim was built for. Such a shim hands that MPI its own build's handles
- * (MPI_Datatype, MPI_Comm: pointers in Open MPI, integers in MPICH), even
- * where it only passes a call through, and the MPI crashes deep inside a
+/* Stops the process where the program runs on an MPI of the other family
+ * than the shim was built for. Such a shim hands that MPI its own build's
+ * handles (MPI_Datatype, MPI_Comm: pointers in Open MPI, integers in
+ * MPICH), even where it only passes a call through, and the MPI crashes deep inside a
  * call or computes with wrong constants; so the first MPI_File_open stops
  * every rank at once, with one message (rank 0's) that says why.
  * MPI_Get_library_version takes no handle, so it is safe under either
