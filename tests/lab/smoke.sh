@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/lab, small: the namespace network comes up, MPI traffic crosses its
-# shaped links (the tbf byte counters), the data checks pass, tacio-calibrate
+# shaped links (the tbf byte counters), the data checks pass, the same jobs
+# run under SMPI on the lab's platform (--compare-smpi), tacio-calibrate
 # measures the links' bandwidth factors, auto gathers hosts where its model
 # says so (real Open MPI between the lab's hosts), and every
 # namespace, hosts file and UTS file it made is gone afterwards -- after a
@@ -19,11 +20,18 @@ leftovers() { # anything a lab run left behind
 before=$(leftovers)
 [ -z "$before" ] || echo "note: leftovers from an earlier run: $before"
 
-out=$("$src/bench/lab/run" --reps 1 --strategies romio,tatp 2>&1)
+out=$("$src/bench/lab/run" --reps 1 --strategies romio,tatp --compare-smpi 2>&1)
 rc=$?
 # whole lines: cut short, hop_bytes=44040192 read as 4404019 (a tenth of romio's)
-echo "$out" | grep -E "^(calibrated|layout|shuffle|uplink)"
+echo "$out" | grep -E "^(calibrated|layout|shuffle|uplink|compare_)"
 [ $rc = 0 ] && ok || ko "bench/lab exited $rc: $(tail -5 <<<"$out")"
+# the same jobs under SMPI on the lab's platform (its data checked by the
+# driver): a row per pattern, strategy and stage, each with both
+# simulations' seconds (not how close they are: that is the lab's clock)
+rows=$(grep -cE '^compare pattern=(ior1|cube) strategy=(romio|tatp) stage=(write|read)_(exchange|io|call) lab_s=[0-9.]+ .*smpi_s=[0-9.]+ smpi_over_lab=[0-9.]+ smpi_fitted_s=[0-9.]+ ' <<<"$out")
+[ "$rows" = 24 ] && ok || ko "expected 24 compared rows (2 patterns x 2 strategies x 6 stages), got $rows"
+[ "$(grep -c '^compare_order .*kendall_tau=' <<<"$out")" = 4 ] && ok || ko "expected 4 compare_order lines"
+[ "$(grep -c '^compare_goal sim=smpi' <<<"$out")" = 2 ] && ok || ko "expected 2 compare_goal lines"
 [ "$(grep -c 'verified=yes' <<<"$out")" = 4 ] && ok || ko "expected 4 verified runs (2 patterns x 2)"
 up=$(grep -o 'uplink_bytes=[0-9]*' <<<"$out" | cut -d= -f2)
 [ "${up:-0}" -gt 10000000 ] && ok || ko "the uplinks carried ${up:-no} bytes: the traffic did not cross them"
