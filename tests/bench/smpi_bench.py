@@ -274,13 +274,14 @@ def check_simulate_helpers():
         check("out of memory?" in " ".join(simulate.killed_why(code)),
               f"a SIGKILL ({code}) names the OOM killer: {simulate.killed_why(code)}")
     check(simulate.killed_why(1) == [], "an error's exit is no kill")
+    from simbench import launch
     flag = "--cfg=maxmin/precision:0.0001"
-    check(simulate.simgrid_cfg(True, 1e-4)[-1] == flag, "a precision's cfg")
-    check(not any("maxmin/precision" in c for c in simulate.simgrid_cfg(True)
-                  + simulate.simgrid_cfg(False)), "no precision, no cfg")
+    check(launch.simgrid_cfg(True, 1e-4)[-1] == flag, "a precision's cfg")
+    check(not any("maxmin/precision" in c for c in launch.simgrid_cfg(True)
+                  + launch.simgrid_cfg(False)), "no precision, no cfg")
     full = ["--cfg=network/optim:Full", "--cfg=network/maxmin-selective-update:no"]
-    check(all(c in simulate.simgrid_cfg(True) for c in full)
-          and not any(c in simulate.simgrid_cfg(False) for c in full),
+    check(all(c in launch.simgrid_cfg(True) for c in full)
+          and not any(c in launch.simgrid_cfg(False) for c in full),
           "the papers' runs, and only they, solve in full")
     from simbench import jobs
     cases = jobs.small_cases("auto", 512, ["romio", "cuts", "auto"], ["romio", "tatp"])

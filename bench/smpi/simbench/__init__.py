@@ -3,6 +3,7 @@
   records    Job, Case and Run: what is simulated and what a run stored
   jobs       the clusters and the jobs of each mode
   platforms  the platform files `tacio platform` writes, and their rates
+  launch     smpirun's command line and the SimGrid configuration
   simulate   building the driver, running the simulations
   summary    the paper, auto and memory summaries of stored runs
   floors     no stored run under its plan's busiest-link or disk floor

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from benchlib import parse_kv
 
 from .jobs import CLUSTERS, IO_BW
+from .launch import smpirun
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,6 @@ def platform(work, tacio, job, memory=None):
 def measured(plat_dir, spec, ranks, handed):
     """handed's hints with the network's replaced by what tacio-calibrate
     --network measures on the job's hosts under SMPI (MEASURE)."""
-    from .simulate import smpirun  # simulate imports this module
     cmd = [*smpirun(plat_dir, ranks), MEASURE, "--network", "--topology", spec]
     p = subprocess.run(cmd, capture_output=True, text=True)
     lines = [l for l in p.stdout.splitlines() if l.startswith("hosts=")]
