@@ -1,4 +1,5 @@
 /* The engine on a real machine: pwrite/pread, the monotonic clock, threads. */
+#include "../../base/memlimit.h"
 #include "../backend.h"
 #include "posix_io.h"
 
@@ -17,7 +18,8 @@ int64_t backend_pread(int fd, char *buf, int64_t len, int64_t off)
     return posix_pread_all(fd, buf, len, off);
 }
 
-/* This machine's MemAvailable. */
+/* This machine's MemAvailable, or less where this process's control group
+ * leaves it less (a batch system's limit on the job: memlimit.h). */
 int64_t backend_mem_available(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
@@ -28,7 +30,8 @@ int64_t backend_mem_available(void)
             break;
     if (f)
         fclose(f);
-    return kb < 0 ? -1 : (int64_t)kb * 1024;
+    int64_t machine = kb < 0 ? -1 : (int64_t)kb * 1024, group = memlimit_free_self();
+    return group >= 0 && (machine < 0 || group < machine) ? group : machine;
 }
 
 double backend_clock(void)
