@@ -21,16 +21,45 @@ static int64_t read_bytes(const char *dir, const char *name)
     return got && end != text && v >= 0 ? (int64_t)v : -1;
 }
 
+/* The value of key in dir/memory.stat ("key value" lines); 0 where absent. */
+static int64_t read_stat(const char *dir, const char *key)
+{
+    char path[4096], line[256];
+    snprintf(path, sizeof path, "%s/memory.stat", dir);
+    FILE *f = fopen(path, "r");
+    size_t n = strlen(key);
+    long long v = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, n) && line[n] == ' ' && sscanf(line + n, "%lld", &v) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return v > 0 ? (int64_t)v : 0;
+}
+
 /* v1 writes no limit as a number near 2^63 (rounded to its page size). */
 #define NO_LIMIT_V1 ((int64_t)1 << 62)
 
+/* One cgroup version's files: the limit, the usage, and the page cache its
+ * usage counts that the kernel drops before it fails an allocation (the
+ * inactive file pages: what MemAvailable counts free, and a container's
+ * "working set" leaves out). */
+struct files {
+    const char *limit, *usage, *cache;
+};
+static const struct files V1 = {"memory.limit_in_bytes", "memory.usage_in_bytes",
+                                "total_inactive_file"};
+static const struct files V2 = {"memory.max", "memory.current", "inactive_file"};
+
 /* The least limit - usage from dir up to top (a prefix of dir). */
-static int64_t least_free(char *dir, size_t top, const char *limit_name, const char *usage_name)
+static int64_t least_free(char *dir, size_t top, const struct files *v)
 {
     int64_t best = -1;
     for (;;) {
-        int64_t limit = read_bytes(dir, limit_name), usage = read_bytes(dir, usage_name);
+        int64_t limit = read_bytes(dir, v->limit), usage = read_bytes(dir, v->usage);
         if (limit >= 0 && limit < NO_LIMIT_V1 && usage >= 0) {
+            int64_t cache = read_stat(dir, v->cache);
+            usage = usage > cache ? usage - cache : 0;
             int64_t left = limit > usage ? limit - usage : 0;
             best = best < 0 || left < best ? left : best;
         }
@@ -73,9 +102,7 @@ int64_t memlimit_free(const char *root, const char *self)
                 size_t len = strlen(dir);
                 while (len > top && dir[len - 1] == '/')
                     dir[--len] = '\0'; /* "0::/" is the root itself */
-                int64_t left =
-                    v2 ? least_free(dir, top, "memory.max", "memory.current")
-                       : least_free(dir, top, "memory.limit_in_bytes", "memory.usage_in_bytes");
+                int64_t left = least_free(dir, top, v2 ? &V2 : &V1);
                 if (left >= 0)
                     return left;
             }

@@ -11,10 +11,13 @@
 /* The bytes the groups of self (the text of /proc/self/cgroup) still let
  * it use: the least of limit - usage over its memory group and every group
  * above it, under root (where the cgroup file systems are mounted,
- * /sys/fs/cgroup). cgroup v2 (the "0::" line; memory.max and
- * memory.current) or v1 (the line naming the memory controller;
- * memory.limit_in_bytes and memory.usage_in_bytes). -1 where no group
- * limits it or none can be read (no cgroups, a path not mounted here). */
+ * /sys/fs/cgroup), the usage without the inactive page cache the kernel
+ * would drop first (as MemAvailable counts it free). cgroup v2 (the "0::"
+ * line; memory.max, memory.current, memory.stat's inactive_file) or v1
+ * (the line naming the memory controller; memory.limit_in_bytes,
+ * memory.usage_in_bytes, memory.stat's total_inactive_file). -1 where no
+ * group limits it or none can be read (no cgroups, a path not mounted
+ * here). */
 int64_t memlimit_free(const char *root, const char *self);
 
 /* memlimit_free of this process, from /proc/self/cgroup and /sys/fs/cgroup. */

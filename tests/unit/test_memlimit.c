@@ -49,6 +49,12 @@ static void test_v1(void)
     CHECK_EQ(memlimit_free(root, self), 700); /* the step's own */
     put("memory/job/step", "memory.usage_in_bytes", "1200\n");
     CHECK_EQ(memlimit_free(root, self), 0); /* over its limit: nothing left */
+    /* inactive page cache the kernel drops first counts free */
+    put("memory/job/step", "memory.stat", "cache 900\ninactive_file 1\ntotal_inactive_file 600\n");
+    CHECK_EQ(memlimit_free(root, self), 400); /* 1000 - (1200 - 600) */
+    put("memory/job/step", "memory.stat", "total_inactive_file 5000\n");
+    CHECK_EQ(memlimit_free(root, self), 1000); /* all of it cache */
+    put("memory/job/step", "memory.stat", "");
     /* the controller among others on its line */
     CHECK_EQ(memlimit_free(root, "4:memory,hugetlb:/job/step\n"), 0);
     /* no group limits it, or no line names memory */
@@ -68,6 +74,11 @@ static void test_v2(void)
     CHECK_EQ(memlimit_free(root, "0::/slice/job\n"), 1500);
     put("slice/job", "memory.max", "1200\n");
     CHECK_EQ(memlimit_free(root, "0::/slice/job\n"), 1190);
+    put("slice", "memory.stat", "active_file 7\ninactive_file 400\n");
+    CHECK_EQ(memlimit_free(root, "0::/slice/job\n"), 1190); /* the parent: 2000 - 100 */
+    put("slice", "memory.current", "1500\n");
+    CHECK_EQ(memlimit_free(root, "0::/slice/job\n"), 900); /* 2000 - (1500 - 400) */
+    put("slice", "memory.current", "500\n");
     CHECK_EQ(memlimit_free(root, "0::/slice/job/\n"), 1190); /* a trailing slash */
     CHECK_EQ(memlimit_free(root, "0::/\n"), -1);             /* the root: no files */
 }
