@@ -17,6 +17,7 @@
 
 #include "../../base/wisdom.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const int per_host[] = {1, 2, 4};
@@ -57,6 +58,35 @@ static int candidate_counts(const struct plan_ctx *ctx, int out[AUTO_COUNTS])
  * its trial call cost auto a fifth of a five-call run against the default. */
 #define AUTO_TRY_BAND 1.5
 
+/* A plan whose aggregators do not fit their hosts' free memory is rated
+ * this many seconds slower: the kernel kills it there (bench/lab
+ * --host-memory, 24 MiB on two of four hosts: romio, tatp, bottleneck and
+ * auto's pick killed, mccio, which places aggregators by memory, ran), so
+ * it is neither picked nor tried while a candidate fits, and the default
+ * so rated is not tried (trials.c: DOMINATED_FACTOR). Where none fits the
+ * ranking is as it was without memory. */
+#define UNFIT_SECONDS 1e6
+
+/* Whether p's aggregators fit their hosts' free memory, by mccio's rule: a
+ * host aggregates only with tacio_mem_min (unset: cb_buffer_size) free,
+ * and its aggregators' buffers within what it has. Hosts of unknown memory
+ * (no runtime figure: tacio plan without --memory) always fit. */
+static bool fits_memory(const struct plan_ctx *ctx, const struct tacio_plan *p)
+{
+    const struct tacio_topo *t = ctx->topo;
+    int64_t *on_host = t->mem_free ? calloc((size_t)t->nhosts, sizeof *on_host) : NULL;
+    if (!on_host) /* unknown, or no memory to tell: as without memory */
+        return true;
+    for (int j = 0; j < p->part.n; j++)
+        on_host[t->rank_host[p->agg[j]]] += p->fd_mem[j];
+    int64_t need = ctx->h->mem_min > 0 ? ctx->h->mem_min : ctx->h->cb_buffer_size;
+    bool fits = true;
+    for (int h = 0; h < t->nhosts && fits; h++)
+        fits = !on_host[h] || (t->mem_free[h] >= need && t->mem_free[h] >= on_host[h]);
+    free(on_host);
+    return fits;
+}
+
 static int run_candidate(const struct plan_ctx *ctx, const struct tacio_strategy *s, int k,
                          struct tacio_plan **out)
 {
@@ -85,7 +115,15 @@ struct ranking {
     struct choice choice[AUTO_TRIALS_MAX + 1];
     int n, keep;
     struct tacio_plan *dflt; /* the default's plan on the same C (drop_default_twins) */
+    bool blind;              /* no candidate fits memory: ranked as if memory were no object */
 };
+
+/* p rated UNFIT_SECONDS slower where it does not fit (fits_memory). */
+static void rate_memory(const struct plan_ctx *ctx, const struct ranking *r, struct tacio_plan *p)
+{
+    if (p && !r->blind && !fits_memory(ctx, p))
+        p->m.model_seconds += UNFIT_SECONDS;
+}
 
 static void ranking_free(struct ranking *r)
 {
@@ -141,6 +179,8 @@ static int default_plan(const struct plan_ctx *ctx, struct tacio_plan **out);
 static int drop_default_twins(const struct plan_ctx *ctx, struct ranking *r)
 {
     int rc = r->dflt ? 0 : default_plan(ctx, &r->dflt), n = r->n ? 1 : 0;
+    if (!rc)
+        rate_memory(ctx, r, r->dflt);
     for (int i = 1; !rc && i < r->n; i++) {
         if (same_rating(r->plan[i], r->dflt)) {
             tacio_plan_free(r->plan[i]);
@@ -175,15 +215,22 @@ static int rank_candidates(const struct plan_ctx *ctx, struct ranking *r)
                 tacio_plan_free(p);
                 break;
             }
+            rate_memory(ctx, r, p);
+            rate_memory(ctx, r, v);
             consider(r, p, c);
             if (v)
                 consider(r, v, (struct choice){s, c.k, true});
         }
     if (!rc)
         rc = drop_default_twins(ctx, r);
+    r->keep = keep;
+    if (!rc && !r->blind && r->n && r->plan[0]->m.model_seconds >= UNFIT_SECONDS) {
+        ranking_free(r); /* not even the pick fits: none does */
+        r->blind = true;
+        return rank_candidates(ctx, r);
+    }
     while (!rc && r->n > keep)
         tacio_plan_free(r->plan[--r->n]);
-    r->keep = keep;
     if (rc)
         ranking_free(r);
     return rc;
