@@ -228,7 +228,10 @@ static void say_timed(const struct trials *t, int best)
                 i == best ? "*" : " ", c->secs, c->on_kept ? " on its kept schedule" : "",
                 c->predicted, c->label);
     }
-    if (t->skip.default_skipped)
+    if (t->skip.default_skipped && t->skip.default_predicted >= AUTO_UNFIT_SECONDS)
+        fprintf(stderr, "tacio:     the default not tried: its aggregators do not fit their "
+                        "hosts' free memory\n");
+    else if (t->skip.default_skipped)
         fprintf(stderr, "tacio:     the default not tried: %.6f s predicted\n",
                 t->skip.default_predicted);
     if (t->skip.pick_skipped)
@@ -299,6 +302,19 @@ static void drop_slot(struct trials *t, int d)
 {
     memmove(t->cand + d, t->cand + d + 1, sizeof *t->cand * (size_t)(t->n - d - 1));
     t->n--;
+}
+
+/* The default rated unfit for its hosts' memory (AUTO_UNFIT_SECONDS: the
+ * kernel would kill its trial) taken out of the trials, from the first
+ * and again after a drift's restart; rated: the model's seconds for it. */
+static void drop_unfit_default(struct trials *t, double rated)
+{
+    int d = slot_of(t, 1);
+    if (d < 0 || rated < AUTO_UNFIT_SECONDS)
+        return;
+    drop_slot(t, d);
+    t->skip.default_skipped = true;
+    t->skip.default_predicted = rated;
 }
 
 /* The pick (slot i) just timed: the default's trial, still to come, is
@@ -402,7 +418,9 @@ static void watch_drift(struct trials *t, const struct trial_outcome *o)
     if (t->drift.slow >= DRIFT_CALLS && t->drift.restarts < TRIALS_RESTARTS) {
         int restarts = t->drift.restarts + 1; /* counted per shape: a new one resets it */
         bool independent = t->cand[t->n - 1].trial == AUTO_TRIAL_INDEPENDENT;
-        trials_reset(t, t->asked, independent); /* the default too, if skipped */
+        double rated = t->skip.default_predicted;
+        trials_reset(t, t->asked, independent); /* the default too, if skipped... */
+        drop_unfit_default(t, rated);           /* ...unless it does not fit */
         t->phase = TRIALS_TIMING;
         t->drift.restarts = restarts;
     }
@@ -529,6 +547,8 @@ static bool record_untimed(struct trials *t, const struct trial_outcome *o)
     if (!trials_trying(t) || o->trial || t->ran)
         return false;
     t->budget.first_paid = o->paid;
+    if (o->model_pick)
+        drop_unfit_default(t, o->default_predicted);
     if (t->kept.first || !o->model_pick)
         return false;
     if (o->keepable)

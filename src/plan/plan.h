@@ -193,6 +193,10 @@ struct plan_ctx {
 /* The engine's trial of independent I/O (reads whose path the hints leave
  * automatic and the default sends through collective buffering): no plan. */
 #define AUTO_TRIAL_INDEPENDENT (AUTO_TRIALS_MAX + 2)
+/* auto rates a plan whose aggregators do not fit their hosts' free memory
+ * this many seconds slower (src/plan/strategies/auto.c): a rating this
+ * high says "does not fit", not a time. */
+#define AUTO_UNFIT_SECONDS 1e6
 
 struct tacio_strategy {
     const char *name;

@@ -84,6 +84,14 @@ if [ -d /sys/fs/cgroup/memory ] || grep -qw memory /sys/fs/cgroup/cgroup.control
             ko "$s under the hosts' memory limits: $(grep "strategy=$s\|^killed\|bench/lab" <<<"$out" | tail -3)"
     done
     [ "$(grep -c '^host_memory=n[0-3] ' <<<"$out")" = 4 ] && ok || ko "expected 4 host_memory lines"
+    # over three calls auto's trials leave out the default, whose aggregator
+    # on every host does not fit (a trial of it would be killed), and say so
+    out=$(TACIO_PRINT_CHOICE=1 "$src/bench/lab/run" --reps 1 --calls 3 --strategies auto \
+        --patterns "ior1 4194304" --host-memory 24M,24M,1G,1G 2>&1)
+    grep -q "strategy=auto naggs=2 .*verified=yes" <<<"$out" && ok ||
+        ko "auto's three calls under the hosts' memory limits: $(tail -3 <<<"$out")"
+    grep -q "the default not tried: its aggregators do not fit" <<<"$out" && ok ||
+        ko "auto's choice does not say the default was left out for memory: $(grep 'tacio:' <<<"$out" | head -5)"
     [ "$(leftovers)" = "$before" ] && ok || ko "left behind after --host-memory: $(leftovers)"
 else
     echo "note: no memory cgroup here: --host-memory not checked"

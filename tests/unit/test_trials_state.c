@@ -249,6 +249,36 @@ static void test_dominated_default(void)
     CHECK_EQ(after_first(&t, 1.0, 0, false), 1);   /* not rated: tried */
 }
 
+/* The default rated unfit for its hosts' memory (AUTO_UNFIT_SECONDS): a
+ * trial of it would be killed, so it has none, after a first call whose
+ * schedule is not kept (where the default would come next) or kept, nor
+ * after a drift's restart; a default rated high but fit keeps its trial
+ * there. */
+static void test_unfit_default(void)
+{
+    struct trials t;
+    trials_reset(&t, 3, false);
+    struct trial_outcome o = outcome(0, false, false, 1.0, 1.0);
+    o.default_predicted = AUTO_UNFIT_SECONDS + 0.5;
+    trials_record(&t, &o);
+    CHECK(t.skip.default_skipped);
+    CHECK_EQ(trials_before(&t).trial, 2); /* the pick, not the default */
+    CHECK_EQ(after_first(&t, 1.0, AUTO_UNFIT_SECONDS + 0.5, false), 3);
+    call(&t, 3, false, true, 1.3);
+    call(&t, 4, false, true, 1.2);
+    CHECK_EQ(t.chosen, 2);
+    for (int k = 0; k < 3; k++) /* drift: the trials start over without it */
+        call(&t, 0, true, false, 1.6);
+    CHECK_EQ(t.drift.restarts, 1);
+    CHECK_EQ(t.n, 3);
+    CHECK(trials_before(&t).trial != 1);
+    CHECK_EQ(after_first(&t, 1.0, 0.5 * AUTO_UNFIT_SECONDS, false), 3); /* dominated... */
+    trials_reset(&t, 3, false);
+    o.default_predicted = 0.5 * AUTO_UNFIT_SECONDS;
+    trials_record(&t, &o);
+    CHECK_EQ(trials_before(&t).trial, 1); /* ...but not unfit: tried before the pick */
+}
+
 /* The first call on the default's path, independent I/O (the hints'
  * rule), first_paid seconds: the default's trial follows. */
 static void first_independent(struct trials *t, double first_paid)
@@ -527,6 +557,7 @@ int main(int argc, char **argv)
     test_drift_floor();
     test_budget_waits();
     test_dominated_default();
+    test_unfit_default();
     test_dominated_pick();
     test_plan_cost_waits();
     test_confirm();

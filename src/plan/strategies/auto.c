@@ -59,13 +59,13 @@ static int candidate_counts(const struct plan_ctx *ctx, int out[AUTO_COUNTS])
 #define AUTO_TRY_BAND 1.5
 
 /* A plan whose aggregators do not fit their hosts' free memory is rated
- * this many seconds slower: the kernel kills it there (bench/lab
+ * AUTO_UNFIT_SECONDS slower: the kernel kills it there (bench/lab
  * --host-memory, 24 MiB on two of four hosts: romio, tatp, bottleneck and
  * auto's pick killed, mccio, which places aggregators by memory, ran), so
  * it is neither picked nor tried while a candidate fits, and the default
- * so rated is not tried (trials.c: DOMINATED_FACTOR). Where none fits the
- * ranking is as it was without memory. */
-#define UNFIT_SECONDS 1e6
+ * so rated has no trial (trials.c: drop_unfit_default). Where none fits
+ * the ranking is as it was without memory. */
+#define UNFIT_SECONDS AUTO_UNFIT_SECONDS
 
 /* Whether p's aggregators fit their hosts' free memory, by mccio's rule: a
  * host aggregates only with tacio_mem_min (unset: cb_buffer_size) free,
