@@ -84,6 +84,7 @@ def rate_bps(text):
 
 
 def model_of(hints):
+    """{key: value} of tacio-calibrate's model= hints."""
     return dict(kv.split("=", 1) for kv in hints.split(",") if "=" in kv)
 
 

@@ -71,6 +71,7 @@ double hints_bw_factor(const struct tacio_hints *h, double bytes)
 }
 
 const char *const solver_names[] = {"auto", "flow", "dense", NULL};
+static const char *const collect_order_names[] = {"strategy", "ranks", "hosts", NULL};
 
 #define FIELD(f) OPT_FIELD(struct tacio_hints, f)
 #define SIZE(key, f, min, dflt, help)                                                              \
@@ -112,6 +113,11 @@ static const struct opt_def defs[] = {
     {"tacio_solver", OPT_CHOICE, FIELD(solver), 0, "auto", solver_names, NULL,
      "latp and tatp's assignment solver: the min-cost flow on trees, the dense LAP, or "
      "whichever fits the topology"},
+    {"tacio_collect_order", OPT_CHOICE, FIELD(collect_order), 0, "strategy", collect_order_names,
+     NULL,
+     "the order an aggregator takes its senders' data in: the strategy's own (tsujita's by "
+     "host, starting after the aggregator's own host; the others' by rank), by rank, or by "
+     "host so, whatever the strategy (Tsujita et al.'s ordered collection on its own)"},
     RATE("tacio_bw_link", bw_link, "12.5e9",
          "auto's model: a node's network link, bytes/s (default: 100 Gb/s)"),
     RATE("tacio_bw_uplink", bw_uplink, NULL,

@@ -57,6 +57,17 @@ static int agg_alloc(struct tacio_plan *p)
     return p->agg ? 0 : tacio_fail(TACIO_ENOMEM, "out of memory");
 }
 
+/* The order the hints ask aggregators to collect in, over the strategy's
+ * own (tacio_collect_order): the collection order measured apart from the
+ * file domains and aggregators it comes with. */
+static void collect_order_of_hints(const struct plan_ctx *ctx, struct tacio_plan *p)
+{
+    if (ctx->h->collect_order == COLLECT_RANKS)
+        p->order_rule = ORDER_RANKS;
+    else if (ctx->h->collect_order == COLLECT_HOSTS)
+        p->order_rule = ORDER_HOST_ROTATION;
+}
+
 /* st2 + st3: partition, C, assignment. */
 static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_strategy *s,
                                 const struct partition *given, struct tacio_plan *p,
@@ -72,6 +83,8 @@ static int partition_and_assign(const struct plan_ctx *ctx, const struct tacio_s
         rc = partition_copy(&p->part, &before);
     if (!rc)
         rc = s->assign(ctx, &p->part, c, p);
+    if (!rc)
+        collect_order_of_hints(ctx, p);
     if (!rc)
         rc = cmatrix_after_assign(ctx, &before, &p->part, c);
     partition_free(&before);
@@ -96,6 +109,8 @@ static int assign_then_stream(const struct plan_ctx *ctx, const struct tacio_str
         rc = agg_alloc(p);
     if (!rc)
         rc = s->assign(ctx, &p->part, NULL, p);
+    if (!rc)
+        collect_order_of_hints(ctx, p);
     if (!rc)
         rc = metrics_stream(ctx, p, &nnz);
     if (!rc && nnz <= plan_keep_c_max())

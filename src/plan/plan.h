@@ -27,6 +27,7 @@ struct tacio_hints {
     int64_t aggs_per_node; /* mccio: N_ah */
     int64_t msg_group;     /* mccio: aggregation group size; 0: one group */
     int solver;            /* SOLVER_* */
+    int collect_order;     /* COLLECT_*: the order aggregators collect in */
     /* auto's cost model, bytes/s and seconds */
     double bw_link, bw_uplink, bw_copy, bw_agg_io, bw_node_io, bw_fs, latency, msg_overhead;
     /* the share of a link's rate a message of a given size gets, as
@@ -39,6 +40,9 @@ struct tacio_hints {
 double hints_bw_factor(const struct tacio_hints *h, double bytes);
 
 enum { SOLVER_AUTO, SOLVER_FLOW, SOLVER_DENSE };
+/* tacio_collect_order: the strategy's own order, by rank, or by host
+ * rotating from the aggregator's own (Tsujita et al.'s) */
+enum { COLLECT_STRATEGY, COLLECT_RANKS, COLLECT_HOSTS };
 
 /* A file domain: contiguous [start, end), or with unit > 0 the stripes
  * [start + k*stride, start + k*stride + unit) within [start, end). */

@@ -189,6 +189,19 @@ static void test_tsujita_order(void)
     }
     tacio_plan_free(t);
     tacio_plan_free(l);
+    /* tacio_collect_order: tsujita's file domains in rank order, lustre's
+     * (the same ones) in tsujita's order: the fan-in follows the order */
+    CHECK_EQ(tacio_hints_set(j.h, "tacio_collect_order", "ranks"), 0);
+    t = plan(&j, "tsujita");
+    CHECK_EQ(t->order_rule, ORDER_RANKS);
+    CHECK_EQ(t->m.max_step_fanin, 3);
+    CHECK_EQ(tacio_hints_set(j.h, "tacio_collect_order", "hosts"), 0);
+    l = plan(&j, "lustre");
+    CHECK_EQ(l->order_rule, ORDER_HOST_ROTATION);
+    CHECK_EQ(l->m.max_step_fanin, 1);
+    CHECK(tacio_hints_set(j.h, "tacio_collect_order", "sideways") != 0);
+    tacio_plan_free(t);
+    tacio_plan_free(l);
     test_job_free(&j);
 }
 
