@@ -54,6 +54,11 @@ def repeated(pattern, runs):
     best = min(total, key=total.get, default=None)
     if not best:
         return
+    # every strategy's total: where several make one plan (the same
+    # aggregators and bytes), the fastest of them is the luckiest of equal
+    # runs, and their spread is how close auto can be expected to come
+    print(f"totals pattern={pattern} " + " ".join(f"{s}={t:.4f}" for s, t in
+                                                  sorted(total.items(), key=lambda kv: kv[1])))
     ratio = total[best] / auto
     print(f"auto_total_vs_best_fixed={ratio:.3f} pattern={pattern} best={best} "
           f"calls={runs['auto'][0]['calls']} auto_total_s={auto:.4f} best_total_s={total[best]:.4f} "
