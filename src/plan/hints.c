@@ -70,6 +70,11 @@ double hints_bw_factor(const struct tacio_hints *h, double bytes)
     return factor;
 }
 
+int64_t hints_mem_min(const struct tacio_hints *h)
+{
+    return h->mem_min > 0 ? h->mem_min : h->cb_buffer_size;
+}
+
 const char *const solver_names[] = {"auto", "flow", "dense", NULL};
 static const char *const collect_order_names[] = {"strategy", "ranks", "hosts", NULL};
 

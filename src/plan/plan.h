@@ -38,6 +38,9 @@ struct tacio_hints {
 
 /* The factor bw_factors gives a message of `bytes` bytes; 1 when none. */
 double hints_bw_factor(const struct tacio_hints *h, double bytes);
+/* The free memory a host needs to aggregate (mccio's Mem_min, which auto
+ * holds every candidate to): tacio_mem_min, unset cb_buffer_size. */
+int64_t hints_mem_min(const struct tacio_hints *h);
 
 enum { SOLVER_AUTO, SOLVER_FLOW, SOLVER_DENSE };
 /* tacio_collect_order: the strategy's own order, by rank, or by host

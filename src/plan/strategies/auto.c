@@ -65,7 +65,6 @@ static int candidate_counts(const struct plan_ctx *ctx, int out[AUTO_COUNTS])
  * it is neither picked nor tried while a candidate fits, and the default
  * so rated has no trial (trials.c: drop_unfit_default). Where none fits
  * the ranking is as it was without memory. */
-#define UNFIT_SECONDS AUTO_UNFIT_SECONDS
 
 /* Whether p's aggregators fit their hosts' free memory, by mccio's rule: a
  * host aggregates only with tacio_mem_min (unset: cb_buffer_size) free,
@@ -79,7 +78,7 @@ static bool fits_memory(const struct plan_ctx *ctx, const struct tacio_plan *p)
         return true;
     for (int j = 0; j < p->part.n; j++)
         on_host[t->rank_host[p->agg[j]]] += p->fd_mem[j];
-    int64_t need = ctx->h->mem_min > 0 ? ctx->h->mem_min : ctx->h->cb_buffer_size;
+    int64_t need = hints_mem_min(ctx->h);
     bool fits = true;
     for (int h = 0; h < t->nhosts && fits; h++)
         fits = !on_host[h] || (t->mem_free[h] >= need && t->mem_free[h] >= on_host[h]);
@@ -118,11 +117,11 @@ struct ranking {
     bool blind;              /* no candidate fits memory: ranked as if memory were no object */
 };
 
-/* p rated UNFIT_SECONDS slower where it does not fit (fits_memory). */
+/* p rated AUTO_UNFIT_SECONDS slower where it does not fit (fits_memory). */
 static void rate_memory(const struct plan_ctx *ctx, const struct ranking *r, struct tacio_plan *p)
 {
     if (p && !r->blind && !fits_memory(ctx, p))
-        p->m.model_seconds += UNFIT_SECONDS;
+        p->m.model_seconds += AUTO_UNFIT_SECONDS;
 }
 
 static void ranking_free(struct ranking *r)
@@ -224,7 +223,7 @@ static int rank_candidates(const struct plan_ctx *ctx, struct ranking *r)
     if (!rc)
         rc = drop_default_twins(ctx, r);
     r->keep = keep;
-    if (!rc && !r->blind && r->n && r->plan[0]->m.model_seconds >= UNFIT_SECONDS) {
+    if (!rc && !r->blind && r->n && r->plan[0]->m.model_seconds >= AUTO_UNFIT_SECONDS) {
         ranking_free(r); /* not even the pick fits: none does */
         r->blind = true;
         return rank_candidates(ctx, r);

@@ -331,11 +331,6 @@ static int pick_host(const struct locator *L, bool ignore_limits)
     return best;
 }
 
-static int64_t mem_min(const struct plan_ctx *ctx)
-{
-    return ctx->h->mem_min > 0 ? ctx->h->mem_min : ctx->h->cb_buffer_size;
-}
-
 /* The leaf's aggregator holds its share of the host's free memory (the
  * host's aggregators split it evenly; the paper's aggregation buffer is
  * the aggregator's free memory), within what the host has left and
@@ -347,7 +342,7 @@ static void place(struct locator *L, struct mc_vertex *v, int h)
     const struct tacio_topo *t = L->ctx->topo;
     int64_t cb = L->ctx->h->cb_buffer_size;
     int64_t share = t->mem_free ? t->mem_free[h] / max64(1, L->ctx->h->aggs_per_node) : cb;
-    int64_t window = min64(cb, max64(min64(L->mem[h], share), mem_min(L->ctx)));
+    int64_t window = min64(cb, max64(min64(L->mem[h], share), hints_mem_min(L->ctx->h)));
     v->agg = r;
     v->memory = window < cb ? window : 0;
     L->is_agg[r] = 1;
@@ -360,7 +355,7 @@ static void locate_leaf(struct locator *L, struct mc_tree *tree, int x)
     struct mc_vertex *v = &tree->v[x];
     leaf_bytes(L, v->lo, v->hi);
     int h = pick_host(L, false);
-    if (h >= 0 && L->mem[h] >= mem_min(L->ctx)) {
+    if (h >= 0 && L->mem[h] >= hints_mem_min(L->ctx->h)) {
         place(L, v, h);
         leaf_clear(L);
         return;
